@@ -17,6 +17,8 @@ export class CredentialRepo extends Context.Service<CredentialRepo, {
   readonly insert: (credential: StoredCredential) => Effect.Effect<void>
   readonly findByHash: (tokenHash: string) => Effect.Effect<Option.Option<StoredCredential>>
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<StoredCredential>>
+  /** Operator access: a credential by id, whatever its tenant. */
+  readonly findById: (id: string) => Effect.Effect<Option.Option<StoredCredential>>
   readonly list: (tenant: Tenant, filter: CredentialFilter, page: PageRequest) => Effect.Effect<Page<StoredCredential>>
   readonly revoke: (tenant: Tenant, id: string, at: string) => Effect.Effect<Option.Option<StoredCredential>>
   /** Revokes every live credential of a grant; returns how many were revoked. */
@@ -71,6 +73,8 @@ export class CredentialRepo extends Context.Service<CredentialRepo, {
         find: (tenant, id) =>
           orDie(sql`SELECT * FROM credentials WHERE id = ${id} AND organization_id = ${tenant.organizationId}
             AND environment = ${tenant.environment}`).pipe(Effect.map(one(toCredential))),
+        findById: (id) =>
+          orDie(sql`SELECT * FROM credentials WHERE id = ${id}`).pipe(Effect.map(one(toCredential))),
         list: (tenant, filter, page) =>
           keysetPage(sql, {
             table: "credentials",

@@ -65,6 +65,8 @@ export class Credentials extends Context.Service<Credentials, {
   readonly get: (tenant: Tenant, id: string) => Effect.Effect<Credential, NotFound>
   readonly revoke: (tenant: Tenant, id: string) => Effect.Effect<Credential, NotFound>
   readonly revokeGrant: (grantId: string) => Effect.Effect<number>
+  /** Operator access (CLI): revokes a credential by id in whichever tenant it lives. */
+  readonly revokeAnyTenant: (id: string) => Effect.Effect<Credential & { readonly organization_id: string }, NotFound>
   /** Resolves a bearer token; unknown, malformed, revoked and expired all fail alike. */
   readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized>
   /** Reads a stored credential by its token without touching it (introspection). */
@@ -187,6 +189,14 @@ export class Credentials extends Context.Service<Credentials, {
           const revoked = yield* repo.revoke(tenant, id, yield* nowIso)
           if (Option.isNone(revoked)) return yield* new NotFound({ resource: "credential", id })
           return publicView(revoked.value)
+        }),
+        revokeAnyTenant: Effect.fn("Credentials.revokeAnyTenant")(function*(id) {
+          const found = yield* repo.findById(id)
+          if (Option.isNone(found)) return yield* new NotFound({ resource: "credential", id })
+          const tenant = { organizationId: found.value.organization_id, environment: found.value.environment }
+          const revoked = yield* repo.revoke(tenant, id, yield* nowIso)
+          if (Option.isNone(revoked)) return yield* new NotFound({ resource: "credential", id })
+          return { ...publicView(revoked.value), organization_id: revoked.value.organization_id }
         }),
         revokeGrant: Effect.fn("Credentials.revokeGrant")(function*(grantId) {
           return yield* repo.revokeGrant(grantId, yield* nowIso)

@@ -1,0 +1,46 @@
+import { Effect, Schema, SchemaTransformation } from "effect"
+import { Pagination } from "@opsplatform/core"
+import { CurrentPrincipal } from "./security.ts"
+
+/** `{ data, error: null }` around a success schema. */
+export const Envelope = <S extends Schema.Top>(data: S) =>
+  Schema.Struct({ data, error: Schema.Null })
+
+/** `{ data: [...], error: null, meta }` for lists. */
+export const ListEnvelope = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ data: Schema.Array(item), error: Schema.Null, meta: Pagination.PageMetaSchema })
+
+const IntFromString = Schema.NumberFromString.check(Schema.isInt())
+
+/** The list parameters every list endpoint accepts. */
+export const pageQuery = {
+  page: Schema.optionalKey(IntFromString.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+    description: "Page number, from 1 (default 1)"
+  })),
+  perPage: Schema.optionalKey(
+    IntFromString.check(Schema.isBetween({ minimum: 1, maximum: Pagination.MAX_PER_PAGE })).annotate({
+      description: `Items per page, 1 to ${Pagination.MAX_PER_PAGE} (default ${Pagination.DEFAULT_PER_PAGE})`
+    })
+  ),
+  cursor: Schema.optionalKey(Schema.String.annotate({
+    description: "Opaque keyset cursor from `meta.nextCursor`; send it instead of `page` for fast deep paging"
+  }))
+}
+
+/** `true` / `false` in a query string. */
+export const BooleanFromString = Schema.Literals(["true", "false"]).pipe(
+  Schema.decodeTo(
+    Schema.Boolean,
+    SchemaTransformation.transform({ decode: (s) => s === "true", encode: (b) => (b ? "true" : "false") })
+  )
+)
+
+export const ok = <A>(data: A) => ({ data, error: null }) as const
+
+export const okPage = <A>(page: Pagination.Page<A>) => ({ data: page.items, error: null, meta: page.meta }) as const
+
+/** The tenant of the current request: the caller's organization and environment. */
+export const currentTenant = Effect.map(CurrentPrincipal, (p) => ({
+  organizationId: p.organizationId,
+  environment: p.environment
+}))

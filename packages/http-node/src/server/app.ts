@@ -1,0 +1,76 @@
+import { NodeCrypto } from "@effect/platform-node"
+import { Effect, type FileSystem, Layer, type Path } from "effect"
+import { type Etag, type HttpPlatform, HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { SqlClient } from "effect/sql"
+import { CoreLayers, Ids } from "@opsplatform/core"
+import { Api } from "../api/Api.ts"
+import { SchemaErrorsLive } from "../api/schemaErrors.ts"
+import { AuthenticationLive } from "../api/security.ts"
+import { ExpensesHandlers } from "../http/Expenses.ts"
+import { LocationsHandlers } from "../http/Locations.ts"
+import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+
+/** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
+export const CryptoLive = Layer.mergeAll(
+  NodeCrypto.layerDigest,
+  NodeCrypto.layerKdf,
+  NodeCrypto.layerSecureRandom,
+  NodeCrypto.layerAead,
+  NodeCrypto.layerMac
+)
+
+/** Core services on SQL storage, with migrations applied. */
+export type CoreLive = CoreLayers.DomainServices | CoreLayers.StoragePorts | Ids.Ids | SqlClient.SqlClient | Layer.Success<typeof CryptoLive>
+
+export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
+  CoreLayers.Services.pipe(
+    Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(Ids.Ids.layer),
+    Layer.provideMerge(CryptoLive),
+    Layer.provideMerge(layerMigratedSql(choice)),
+    Layer.orDie
+  )
+
+const json = (status: number, data: unknown) => HttpServerResponse.jsonUnsafe({ data, error: null }, { status })
+
+/** Liveness and readiness, outside /v1 and without credentials. */
+export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const sql = yield* SqlClient.SqlClient
+  yield* router.add("GET", "/healthz", Effect.succeed(json(200, { status: "ok" })))
+  yield* router.add(
+    "GET",
+    "/readyz",
+    sql`SELECT 1`.pipe(
+      Effect.timeout("2 seconds"),
+      Effect.as(json(200, { status: "ready", database: "ok" })),
+      Effect.catchCause(() =>
+        Effect.succeed(HttpServerResponse.jsonUnsafe({
+          data: null,
+          error: { code: "unavailable", message: "The database does not answer" }
+        }, { status: 503 }))
+      )
+    )
+  )
+}))
+
+const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
+
+type AppRoutesRequire =
+  | HttpRouter.HttpRouter
+  | CoreLayers.DomainServices
+  | SqlClient.SqlClient
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | HttpPlatform.HttpPlatform
+  | Path.Path
+
+/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks. */
+export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
+    Layer.provide(ApiHandlers),
+    Layer.provide([AuthenticationLive, SchemaErrorsLive])
+  ),
+  HttpApiSwagger.layer(Api, { path: "/docs" }),
+  SystemRoutes
+)

@@ -1,0 +1,123 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { Migrations } from "@opsplatform/core"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** How many connections the embedded server accepts; the client pool stays within it. */
+const EMBEDDED_CONNECTIONS = 4
+
+export type DatabaseChoice =
+  | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
+  | { readonly _tag: "Embedded"; readonly dataDir: string }
+  | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
+
+/** The one place that decides storage: `DATABASE_URL` means PostgreSQL, otherwise PGlite in the data directory. */
+export const databaseChoiceFromEnv = (env: NodeJS.ProcessEnv = process.env): DatabaseChoice =>
+  env.DATABASE_URL
+    ? { _tag: "Postgres", url: env.DATABASE_URL }
+    : { _tag: "Embedded", dataDir: path.resolve(env.OPSPLATFORM_DATA_DIR ?? "./.data") }
+
+/**
+ * PGlite is one PostgreSQL session; the socket server exposes it on loopback so
+ * the same `@effect/sql-pg` client and SQL serve both storage choices.
+ */
+const embeddedServer = (open: () => Promise<PGlite>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const db = await open()
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: EMBEDDED_CONNECTIONS })
+      await server.start()
+      const address = (server as unknown as { server: { address(): { port: number } } }).server.address()
+      return { db, server, port: address.port }
+    }),
+    ({ db, server }) => Effect.promise(async () => {
+      await server.stop()
+      await db.close()
+    })
+  )
+
+const pgliteDataDir = (dataDir: string) => path.join(dataDir, "pglite")
+
+export class EmbeddedDatabaseBusy extends Error {
+  constructor(readonly dataDir: string, readonly pid: number) {
+    super(
+      `The embedded database in ${dataDir} is in use by process ${pid}. PGlite serves one process: stop that process ` +
+        `first, or run PostgreSQL and set DATABASE_URL.`
+    )
+  }
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** One process at a time may open an embedded data directory. */
+const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        fs.mkdirSync(dataDir, { recursive: true })
+        const file = path.join(dataDir, "opsplatform.pid")
+        try {
+          fs.writeFileSync(file, String(process.pid), { flag: "wx" })
+        } catch {
+          const holder = Number(fs.readFileSync(file, "utf8"))
+          if (holder !== process.pid && Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+            throw new EmbeddedDatabaseBusy(dataDir, holder)
+          }
+          fs.writeFileSync(file, String(process.pid))
+        }
+        return file
+      },
+      catch: (e) => e as Error
+    }),
+    (file) => Effect.sync(() => fs.rmSync(file, { force: true }))
+  )
+
+export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError> => {
+  switch (choice._tag) {
+    case "Postgres":
+      return PgClient.layer({
+        url: Redacted.make(choice.url),
+        maxConnections: choice.maxConnections ?? 10,
+        applicationName: "opsplatform"
+      })
+    case "Embedded":
+    case "EmbeddedFromDump":
+      return Layer.unwrap(
+        Effect.map(
+          Effect.andThen(
+            choice._tag === "Embedded" ? Effect.orDie(lockDataDir(choice.dataDir)) : Effect.void,
+            embeddedServer(() =>
+              choice._tag === "EmbeddedFromDump"
+                ? PGlite.create({ loadDataDir: choice.dump })
+                : PGlite.create(pgliteDataDir(choice.dataDir))
+            )
+          ),
+          ({ port }) =>
+            PgClient.layer({
+              host: "127.0.0.1",
+              port,
+              username: "postgres",
+              database: "postgres",
+              maxConnections: EMBEDDED_CONNECTIONS,
+              applicationName: "opsplatform"
+            })
+        )
+      )
+  }
+}
+
+/** The SQL client with every migration applied. */
+export const layerMigratedSql = (choice: DatabaseChoice) =>
+  Layer.effectDiscard(Effect.orDie(Migrations.migrate)).pipe(Layer.provideMerge(layerSql(choice)))
