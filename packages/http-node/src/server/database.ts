@@ -15,6 +15,7 @@ export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
+  | { readonly _tag: "EmbeddedMemory"; readonly onReady?: ((db: PGlite) => Promise<void>) | undefined }
 
 /** The one place that decides storage: `DATABASE_URL` means PostgreSQL, otherwise PGlite in the data directory. */
 export const databaseChoiceFromEnv = (env: NodeJS.ProcessEnv = process.env): DatabaseChoice =>
@@ -94,6 +95,7 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
       })
     case "Embedded":
     case "EmbeddedFromDump":
+    case "EmbeddedMemory":
       return Layer.unwrap(
         Effect.map(
           Effect.andThen(
@@ -101,6 +103,8 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
             embeddedServer(() =>
               choice._tag === "EmbeddedFromDump"
                 ? PGlite.create({ loadDataDir: choice.dump })
+                : choice._tag === "EmbeddedMemory"
+                ? PGlite.create("memory://")
                 : PGlite.create(pgliteDataDir(choice.dataDir))
             )
           ),

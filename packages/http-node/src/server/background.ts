@@ -1,0 +1,15 @@
+import { Layer } from "effect"
+import type { CoreLive } from "./app.ts"
+
+/**
+ * Work that runs inside `opsplatform serve` beside the HTTP server (webhook
+ * delivery worker, obligation monitor, ...). Each is a layer that forks its
+ * loop in the server's scope, so SIGTERM stops it with the server. Add new
+ * jobs to this list.
+ */
+export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = []
+
+export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>
+  enabled && backgroundJobs.length > 0
+    ? Layer.mergeAll(...(backgroundJobs as [Layer.Layer<never, never, CoreLive>]))
+    : Layer.empty

@@ -1,0 +1,28 @@
+export * from "./credentials.ts"
+export * from "./expenses.ts"
+export * from "./locations.ts"
+export * from "./support.ts"
+export * from "./tenancy.ts"
+export * from "./transactions.ts"
+
+import type { Effect, Layer } from "effect"
+import type { CoreLayers } from "@opsplatform/core"
+import type { Ids } from "@opsplatform/core/shared/Ids"
+import { credentialRepoConformance } from "./credentials.ts"
+import { expenseRepoConformance } from "./expenses.ts"
+import { locationRepoConformance } from "./locations.ts"
+import { tenancyRepoConformance } from "./tenancy.ts"
+import { transactorConformance } from "./transactions.ts"
+
+/** Runs every port's conformance suite against one storage implementation. */
+export const storageConformance = (
+  name: string,
+  storage: Layer.Layer<CoreLayers.StoragePorts | Ids, unknown>,
+  countEvents: (organizationId: string, eventId: string) => Effect.Effect<number, unknown, CoreLayers.StoragePorts | Ids>
+) => {
+  tenancyRepoConformance(name, storage)
+  credentialRepoConformance(name, storage)
+  locationRepoConformance(name, storage)
+  expenseRepoConformance(name, storage)
+  transactorConformance(name, storage, countEvents)
+}

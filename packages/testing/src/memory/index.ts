@@ -1,0 +1,46 @@
+import { Layer } from "effect"
+import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
+import { CoreLayers, Ids, Secrets } from "@opsplatform/core"
+import { MemoryStore } from "./MemoryStore.ts"
+import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
+
+export { MemoryStore } from "./MemoryStore.ts"
+export * from "./repos.ts"
+
+/** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
+export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = Layer.mergeAll(
+  TenancyRepoMemory,
+  CredentialRepoMemory,
+  LocationRepoMemory,
+  ExpenseRepoMemory,
+  OutboxMemory,
+  MemoryStore.transactor
+).pipe(Layer.provideMerge(MemoryStore.layer))
+
+/** Web Crypto implementations of the crypto services: they run on every runtime. */
+export const WebCryptoLive = Layer.mergeAll(
+  Digest.layerWebCrypto,
+  Kdf.layerWebCrypto,
+  SecureRandom.layerWebCrypto,
+  Aead.layerWebCrypto,
+  Mac.layerWebCrypto
+).pipe(Layer.provideMerge(SecureRandom.layerWebCrypto))
+
+/** Cheap low-entropy hashing so tests that set PINs and passwords stay fast. */
+export const FastHashing = Layer.succeed(Secrets.LowEntropyHashCost, {
+  argon2: { memory: 256, passes: 1, parallelism: 1 },
+  pbkdf2Iterations: 1_000
+})
+
+/**
+ * Every domain service on memory storage: what a test or an embedding host
+ * needs to use core with nothing else installed. Ids are sequential unless
+ * `ids` is given.
+ */
+export const MemoryCore = (options?: { readonly ids?: Layer.Layer<Ids.Ids> | undefined }) =>
+  CoreLayers.Services.pipe(
+    Layer.provideMerge(MemoryStorage),
+    Layer.provideMerge(options?.ids ?? Ids.Ids.layerSequential()),
+    Layer.provideMerge(WebCryptoLive),
+    Layer.provideMerge(FastHashing)
+  )

@@ -1,0 +1,15 @@
+import { Effect } from "effect"
+import { Ids } from "@opsplatform/core"
+import { storageConformance } from "@opsplatform/testing/conformance"
+import { MemoryStorage, MemoryStore } from "@opsplatform/testing"
+import { Layer } from "effect"
+
+storageConformance(
+  "memory",
+  MemoryStorage.pipe(Layer.provideMerge(Ids.Ids.layerSequential())),
+  (organizationId, eventId) =>
+    Effect.map(MemoryStore, (store) =>
+      [...store.table<{ organizationId: string; eventId: string }>("outbox_events").values()].filter((e) =>
+        e.organizationId === organizationId && e.eventId === eventId
+      ).length)
+)
