@@ -14,8 +14,7 @@ const isCalendarDate = (s: string): boolean => {
 
 /** A calendar date `YYYY-MM-DD` that exists (no February 30th). */
 export const IsoDate = Schema.String.check(
-  Schema.makeFilter((s: string) => isCalendarDate(s) || "must be a date in the form YYYY-MM-DD"),
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)
+  Schema.makeFilter((s: string) => isCalendarDate(s) || "must be a calendar date in the form YYYY-MM-DD")
 ).annotate({ format: "date", description: "A date, YYYY-MM-DD" })
 
 export const IsoDateTime = Schema.String.annotate({ format: "date-time" })

@@ -32,9 +32,9 @@ export const schemaErrorDetails = (error: HttpApiError.HttpApiSchemaError) => {
       : issue.message === "Expected no excess property"
       ? "is not a field of this request"
       : issue.message
-    const key = `${field}\u0000${message}`
-    if (seen.has(key)) continue
-    seen.add(key)
+    // One detail per failing field: the first issue found names what to fix.
+    if (seen.has(field)) continue
+    seen.add(field)
     details.push({ field, issue: message })
   }
   return details
