@@ -1,5 +1,5 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Credentials, Errors, Migrations, Pagination, Scopes, Tenancy } from "@opsplatform/core"
 import { coreLive } from "../server/app.ts"
@@ -162,7 +162,29 @@ const opsplatform = Command.make("opsplatform").pipe(
   Command.withSubcommands([serve, migrate, admin])
 )
 
+/** Anything else that stops a command: a JSON error on stderr, exit status 1, never on stdout. */
+const reportFailure = (cause: Cause.Cause<unknown>) =>
+  Cause.hasInterruptsOnly(cause)
+    ? Effect.void
+    : Effect.flatMap(
+      Console.error(JSON.stringify({ error: { code: "failed", message: failureMessage(Cause.squash(cause)) } })),
+      () => Effect.sync(() => {
+        process.exitCode = 1
+      })
+    )
+
+const failureMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error
+    ? String((error as { message: unknown }).message)
+    : String(error)
+
 Command.run(opsplatform, { version: "0.1.0" }).pipe(
+  Effect.catchCause(reportFailure),
   Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive())),
-  NodeRuntime.runMain
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    // SIGTERM / SIGINT end `serve` and `worker` by interruption: a clean stop, exit status 0.
+    teardown: (exit, onExit) =>
+      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+  })
 )

@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/opsplatform.js")
+const builtEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js")
+
+/** The CLI runs from the build (as `npx opsplatform` does); the root `npm test` builds first. */
+export const assertBuilt = () => {
+  if (!fs.existsSync(builtEntry)) throw new Error(`${builtEntry} is missing: run \`npm run build\` first`)
+}
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `opsplatform <args>` to completion with the given environment. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<CliResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+export interface Serving {
+  readonly child: ChildProcess
+  readonly url: string
+  /** What `serve` printed on stdout so far. */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `opsplatform serve` and resolves once it logs that it listens. */
+export const startServe = (port: number, env: Record<string, string | undefined>): Promise<Serving> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
+    const timer = setTimeout(() => reject(new Error(`serve did not start in time:\n${stderr}`)), 90_000)
+    child.stdout!.on("data", (d) => (stdout += d))
+    child.stderr!.on("data", (d) => {
+      stderr += d
+      if (stderr.includes(`"message":"listening"`)) {
+        clearTimeout(timer)
+        resolve({ child, url: `http://127.0.0.1:${port}`, stdout: () => stdout, stderr: () => stderr, exited })
+      }
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited with ${code}:\n${stderr}`))
+    })
+  })
+
+/** A free TCP port on loopback. */
+export const freePort = async (): Promise<number> => {
+  const net = await import("node:net")
+  return new Promise((resolve) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
+    })
+  })
+}
