@@ -15,7 +15,7 @@ export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
-  | { readonly _tag: "EmbeddedMemory"; readonly onReady?: ((db: PGlite) => Promise<void>) | undefined }
+  | { readonly _tag: "EmbeddedMemory" }
 
 /** The one place that decides storage: `DATABASE_URL` means PostgreSQL, otherwise PGlite in the data directory. */
 export const databaseChoiceFromEnv = (env: NodeJS.ProcessEnv = process.env): DatabaseChoice =>
