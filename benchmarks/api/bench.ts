@@ -7,7 +7,9 @@
  *   DATABASE_URL=postgres://... npx tsx --conditions source benchmarks/api/bench.ts
  *   (without DATABASE_URL it uses an in-memory PGlite)
  */
-import autocannon from "autocannon"
+import type autocannon from "autocannon"
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
 import { Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
@@ -17,6 +19,7 @@ import { makeFixture } from "@opsplatform/testing"
 import { HttpServer } from "effect/http"
 import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
 
+const require = createRequire(import.meta.url)
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const database = process.env.DATABASE_URL
@@ -83,12 +86,19 @@ const raw = createServer((req, res) => {
 await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve))
 const rawPort = (raw.address() as { port: number }).port
 
-const load = (port: number) =>
-  autocannon({
-    url: `http://127.0.0.1:${port}/v1/locations`,
-    headers: { authorization: `Bearer ${fixture.tokens.api}` },
-    connections,
-    duration
+/** The load generator runs in its own process, so it does not share the servers' event loop. */
+const load = (port: number): Promise<autocannon.Result> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      require.resolve("autocannon/autocannon.js"),
+      "-j", "-c", String(connections), "-d", String(duration),
+      "-H", `authorization=Bearer ${fixture.tokens.api}`,
+      `http://127.0.0.1:${port}/v1/locations`
+    ], { stdio: ["ignore", "pipe", "ignore"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.on("error", reject)
+    child.on("close", () => resolve(JSON.parse(out)))
   })
 
 // Sanity: both answer the same page.
