@@ -3,6 +3,7 @@ import type { SqlClient } from "effect/sql"
 import { CredentialRepo } from "./auth/CredentialRepo.ts"
 import { Credentials } from "./auth/Credentials.ts"
 import { Outbox } from "./events/Outbox.ts"
+import { IdempotencyRepo } from "./idempotency/IdempotencyRepo.ts"
 import { ExpenseRepo } from "./expenses/ExpenseRepo.ts"
 import { Expenses } from "./expenses/Expenses.ts"
 import { LocationRepo } from "./locations/LocationRepo.ts"
@@ -17,7 +18,14 @@ import { Tenancy } from "./tenancy/Tenancy.ts"
  * layers for these same ports instead (see @opsplatform/testing for the
  * in-memory ones and the conformance suites they pass).
  */
-export type StoragePorts = TenancyRepo | CredentialRepo | LocationRepo | ExpenseRepo | Outbox | Transactor
+export type StoragePorts =
+  | TenancyRepo
+  | CredentialRepo
+  | LocationRepo
+  | ExpenseRepo
+  | Outbox
+  | Transactor
+  | IdempotencyRepo
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -25,7 +33,8 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   LocationRepo.layerSql,
   ExpenseRepo.layerSql,
   Outbox.layerSql,
-  Transactor.layerSql
+  Transactor.layerSql,
+  IdempotencyRepo.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */

@@ -103,3 +103,61 @@ describe(`server (${db.name})`, () => {
     expect(both.json.error.details[0].field).toBe("cursor")
   })
 })
+
+describe(`Idempotency-Key (${db.name})`, () => {
+  let server: TestServer
+  let f: Fixture
+  beforeAll(async () => {
+    server = await startTestServer(db.choice())
+    f = await seedFixture(server)
+  })
+  afterAll(() => server.close())
+
+  it("runs a POST once per key and replays its response to a retry", async () => {
+    const send = (key: string, body: unknown, token = f.tokens.api) =>
+      call(server, "POST", "/v1/locations", { token, body, headers: { "idempotency-key": key } })
+    const first = await send("create-depot-1", { name: "Depot" })
+    expect(first.status).toBe(201)
+    expect(first.headers.get("idempotent-replayed")).toBeNull()
+    const retry = await send("create-depot-1", { name: "Depot" })
+    expect(retry.status).toBe(201)
+    expect(retry.headers.get("idempotent-replayed")).toBe("true")
+    expect(retry.json).toEqual(first.json)
+    const list = await call(server, "GET", "/v1/locations?perPage=100", { token: f.tokens.api })
+    expect(list.json.data.filter((l: any) => l.name === "Depot")).toHaveLength(1)
+
+    const misuse = await send("create-depot-1", { name: "Another" })
+    expect(misuse.status).toBe(409)
+    expect(misuse.json.error.code).toBe("conflict")
+
+    // Another credential's key of the same name is its own.
+    const other = await send("create-depot-1", { name: "Depot" }, f.tokens.personal)
+    expect(other.status).toBe(201)
+    expect(other.headers.get("idempotent-replayed")).toBeNull()
+  })
+
+  it("does not remember a failed request, so it can be retried with the same key", async () => {
+    const bad = await call(server, "POST", "/v1/locations", {
+      token: f.tokens.api,
+      body: { name: "Half", latitude: 1 },
+      headers: { "idempotency-key": "retry-me" }
+    })
+    expect(bad.status).toBe(400)
+    const fixed = await call(server, "POST", "/v1/locations", {
+      token: f.tokens.api,
+      body: { name: "Half", latitude: 1, longitude: 2 },
+      headers: { "idempotency-key": "retry-me" }
+    })
+    expect(fixed.status).toBe(201)
+  })
+
+  it("refuses an over-long key", async () => {
+    const res = await call(server, "POST", "/v1/locations", {
+      token: f.tokens.api,
+      body: { name: "x" },
+      headers: { "idempotency-key": "k".repeat(256) }
+    })
+    expect(res.status).toBe(400)
+    expect(res.json.error.details[0].field).toBe("Idempotency-Key")
+  })
+})

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
+import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
 
@@ -24,6 +25,7 @@ export class Api extends HttpApi.make("opsplatform")
   .add(LocationsApi)
   .add(ExpensesApi)
   .middleware(SchemaErrors)
+  .middleware(Idempotency)
   .middleware(Authentication)
   .prefix("/v1")
   .annotate(HttpApi.QueryParseOptions, { errors: "all", onExcessProperty: "error" })

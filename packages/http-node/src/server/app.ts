@@ -5,6 +5,7 @@ import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { SqlClient } from "effect/sql"
 import { CoreLayers, Ids } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
+import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
@@ -58,8 +59,7 @@ const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter
-  | CoreLayers.DomainServices
-  | SqlClient.SqlClient
+  | CoreLive
   | Etag.Generator
   | FileSystem.FileSystem
   | HttpPlatform.HttpPlatform
@@ -69,7 +69,7 @@ type AppRoutesRequire =
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
     Layer.provide(ApiHandlers),
-    Layer.provide([AuthenticationLive, SchemaErrorsLive])
+    Layer.provide([AuthenticationLive, SchemaErrorsLive, IdempotencyLive])
   ),
   HttpApiSwagger.layer(Api, { path: "/docs" }),
   SystemRoutes

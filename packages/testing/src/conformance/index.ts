@@ -1,5 +1,6 @@
 export * from "./credentials.ts"
 export * from "./expenses.ts"
+export * from "./idempotency.ts"
 export * from "./locations.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
@@ -10,6 +11,7 @@ import type { CoreLayers } from "@opsplatform/core"
 import type { Ids } from "@opsplatform/core/shared/Ids"
 import { credentialRepoConformance } from "./credentials.ts"
 import { expenseRepoConformance } from "./expenses.ts"
+import { idempotencyRepoConformance } from "./idempotency.ts"
 import { locationRepoConformance } from "./locations.ts"
 import { tenancyRepoConformance } from "./tenancy.ts"
 import { transactorConformance } from "./transactions.ts"
@@ -25,4 +27,5 @@ export const storageConformance = (
   locationRepoConformance(name, storage)
   expenseRepoConformance(name, storage)
   transactorConformance(name, storage, countEvents)
+  idempotencyRepoConformance(name, storage)
 }

@@ -1,10 +1,12 @@
 import { Layer } from "effect"
 import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
 import { CoreLayers, Ids, Secrets } from "@opsplatform/core"
+import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
+export * from "./idempotency.ts"
 export * from "./repos.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
@@ -14,6 +16,7 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   LocationRepoMemory,
   ExpenseRepoMemory,
   OutboxMemory,
+  IdempotencyRepoMemory,
   MemoryStore.transactor
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
