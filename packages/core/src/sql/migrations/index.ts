@@ -3,9 +3,12 @@ import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
 
 /**
- * Every schema change, in order. Ids are spaced by area so parallel work does
- * not collide: 1-9 foundation, 10-19 delivery routes, 20-29 obligations,
- * 30-39 events and webhooks, 40-49 OAuth, 50-59 rate limits.
+ * Every schema change, in order. The migrator applies only ids above the
+ * highest one a database has already run, so a new migration always takes the
+ * next number after every existing one — never a gap below it.
+ * Reserved while areas are built side by side: 0002 delivery routes (with the
+ * fleet cost profile and rate limits), 0003 contract obligations, 0004 events
+ * and webhooks, 0005 OAuth apps.
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": foundation
