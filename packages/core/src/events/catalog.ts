@@ -1,0 +1,273 @@
+import { Schema } from "effect"
+import { IsoDate, IsoDateTime } from "../shared/schemas.ts"
+import { Environment } from "../shared/tenant.ts"
+import type { OutboxEvent } from "./Outbox.ts"
+
+/**
+ * The platform's events: the envelope every webhook carries, the `data` of
+ * each type exactly as the specification lists it, and the id of each event.
+ *
+ * `data` here is what the domain publishes; the delivery layer adds
+ * `organizationId` to every `data` when it sends (see `deliveredData`).
+ * Ids are deterministic where the specification fixes a format, so a re-sync
+ * that produces the same fact produces the same id and the outbox keeps one.
+ */
+
+const Decimal = Schema.String.annotate({ description: "Decimal amount, e.g. \"120.50\"" })
+
+/** The envelope of every webhook body. */
+export const EventEnvelope = Schema.Struct({
+  id: Schema.String.annotate({ description: "Event id, `evt_...`; equal to the `webhook-id` header" }),
+  type: Schema.String,
+  created: Schema.Int.annotate({ description: "Unix seconds" }),
+  environment: Environment,
+  data: Schema.Record(Schema.String, Schema.Unknown)
+}).annotate({ identifier: "EventEnvelope" })
+export type EventEnvelope = typeof EventEnvelope.Type
+
+export const PaymentSource = Schema.Literals([
+  "manual",
+  "mark_paid",
+  "bank_match",
+  "provider",
+  "instrument",
+  "receipt",
+  "messaging",
+  "api"
+])
+export type PaymentSource = typeof PaymentSource.Type
+
+/** `invoice.paid` and `invoice.partially_paid`. */
+export const InvoicePaymentData = Schema.Struct({
+  invoice_id: Schema.String,
+  number: Schema.String,
+  currency: Schema.String,
+  total: Decimal,
+  credited_amount: Decimal,
+  paid_amount: Decimal,
+  remaining_amount: Decimal,
+  status: Schema.String,
+  payment: Schema.Struct({
+    id: Schema.String,
+    amount: Decimal,
+    payment_date: IsoDate,
+    method: Schema.String,
+    reference: Schema.String,
+    source: PaymentSource
+  }),
+  paid_at: Schema.NullOr(IsoDateTime),
+  contact_id: Schema.String
+})
+
+/** `invoice.payment_reversed`: the re-opened balance and the reversal naming the payment it undoes. */
+export const InvoicePaymentReversedData = Schema.Struct({
+  invoice_id: Schema.String,
+  number: Schema.String,
+  currency: Schema.String,
+  total: Decimal,
+  credited_amount: Decimal,
+  paid_amount: Decimal,
+  remaining_amount: Decimal,
+  status: Schema.String,
+  reversal: Schema.Struct({
+    id: Schema.String,
+    reverses_payment_id: Schema.String,
+    amount: Decimal,
+    reversed_at: IsoDateTime
+  }),
+  contact_id: Schema.String
+})
+
+export const InvoiceCreditedData = Schema.Struct({
+  invoice_id: Schema.String,
+  number: Schema.String,
+  currency: Schema.String,
+  total: Decimal,
+  credited_amount: Decimal,
+  paid_amount: Decimal,
+  remaining_amount: Decimal,
+  refund_due: Decimal,
+  status: Schema.String,
+  fully_credited: Schema.Boolean,
+  credit_note_id: Schema.String,
+  contact_id: Schema.String
+})
+
+export const FiscalChangeKind = Schema.Literals([
+  "became_inactive",
+  "reactivated",
+  "struck_off",
+  "insolvency",
+  "vat_registered",
+  "vat_deregistered",
+  "cash_vat_on",
+  "cash_vat_off"
+])
+export type FiscalChangeKind = typeof FiscalChangeKind.Type
+
+export const ContactFiscalStatusChangedData = Schema.Struct({
+  contact_id: Schema.String,
+  changes: Schema.Array(Schema.Struct({
+    kind: FiscalChangeKind,
+    effective_date: Schema.optionalKey(IsoDate)
+  })),
+  open_invoices: Schema.Struct({
+    count: Schema.Int,
+    balance: Decimal,
+    currency: Schema.Literal("RON")
+  })
+})
+
+/** Identifiers only, no personal data. */
+export const DeliveryRouteDispatchedData = Schema.Struct({
+  id: Schema.String,
+  number: Schema.String,
+  driver_id: Schema.String,
+  vehicle_id: Schema.String,
+  stop_count: Schema.Int,
+  dispatched_at: IsoDateTime
+})
+
+export const FleetVehicleData = Schema.Struct({
+  id: Schema.String,
+  plate: Schema.String
+})
+
+/** `changed_fields` names the fields that changed, never their values. */
+export const FleetVehicleUpdatedData = Schema.Struct({
+  id: Schema.String,
+  plate: Schema.String,
+  changed_fields: Schema.Array(Schema.String)
+})
+
+/** No parties, panel, solution or notes. */
+export const CourtCaseHearingAddedData = Schema.Struct({
+  id: Schema.String,
+  case_id: Schema.String,
+  hearing_date: IsoDate,
+  court: Schema.String
+})
+
+/** Never the body, a snippet, cc or bcc recipients, or attachment names. */
+export const EmailReceivedData = Schema.Struct({
+  object: Schema.Literal("email_message"),
+  id: Schema.String,
+  message_id: Schema.NullOr(Schema.String),
+  mailbox: Schema.String,
+  recipient: Schema.String,
+  from: Schema.String,
+  subject: Schema.String,
+  received_at: IsoDateTime,
+  size_bytes: Schema.NullOr(Schema.Int),
+  has_attachments: Schema.Boolean
+})
+
+/** The test ping a subscriber asks for; delivered to that one subscription only. */
+export const WebhookTestData = Schema.Struct({
+  subscription_id: Schema.String
+})
+
+interface EventTypeEntry<S extends Schema.Top> {
+  readonly data: S
+  readonly description: string
+  /** Whether a subscription can list it in `event_types` (the test ping is sent on request instead). */
+  readonly subscribable: boolean
+}
+
+const entry = <S extends Schema.Top>(data: S, description: string, subscribable = true): EventTypeEntry<S> => ({
+  data,
+  description,
+  subscribable
+})
+
+/** Every event type, its `data` schema and what makes it fire. */
+export const eventTypes = {
+  "invoice.paid": entry(InvoicePaymentData, "An issued invoice is settled in full"),
+  "invoice.partially_paid": entry(InvoicePaymentData, "A payment is recorded and a balance remains"),
+  "invoice.payment_reversed": entry(InvoicePaymentReversedData, "A recorded payment is reversed; once per reversal"),
+  "invoice.credited": entry(
+    InvoiceCreditedData,
+    "A credit note reversing an issued invoice is issued or cancelled and the credited amount changes"
+  ),
+  "contact.fiscal_status_changed": entry(
+    ContactFiscalStatusChangedData,
+    "A customer with open issued invoices changes fiscal status at the tax authority or the trade registry"
+  ),
+  "delivery_route.dispatched": entry(DeliveryRouteDispatchedData, "A route is sent to its driver; a re-dispatch is a new event"),
+  "fleet_vehicle.created": entry(FleetVehicleData, "A fleet vehicle is created"),
+  "fleet_vehicle.updated": entry(FleetVehicleUpdatedData, "A fleet vehicle is edited (an edit that changes nothing emits nothing)"),
+  "fleet_vehicle.deleted": entry(FleetVehicleData, "A fleet vehicle is deleted"),
+  "court_case.hearing_added": entry(CourtCaseHearingAddedData, "A hearing is added to a court case"),
+  "email.received": entry(EmailReceivedData, "An inbound message lands in an organization mailbox"),
+  "webhook.test": entry(WebhookTestData, "A test ping requested for one subscription", false)
+} as const
+
+export type EventType = keyof typeof eventTypes
+export type EventData<T extends EventType> = (typeof eventTypes)[T]["data"]["Type"]
+
+export const allEventTypes: ReadonlyArray<EventType> = Object.keys(eventTypes) as Array<EventType>
+export const subscribableEventTypes: ReadonlyArray<EventType> = allEventTypes.filter((t) => eventTypes[t].subscribable)
+export const isEventType = (s: string): s is EventType => Object.hasOwn(eventTypes, s)
+
+/** The data as delivered: the domain's data with the organization added. */
+export const deliveredData = (data: Record<string, unknown>, organizationId: string): Record<string, unknown> => ({
+  ...data,
+  organizationId
+})
+
+// ---- Event ids ---------------------------------------------------------------
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const hexOfUuid = (uuid: string): string => {
+  if (!uuidPattern.test(uuid)) throw new TypeError(`Expected a UUID, got '${uuid}'`)
+  return uuid.replace(/-/g, "").toLowerCase()
+}
+
+/** `invoice.paid` / `invoice.partially_paid`: one id per payment, whichever path recorded it. */
+export const paymentEventId = (paymentId: string): string => `evt_pay_${paymentId}`
+
+/** `invoice.payment_reversed`: one id per reversal. */
+export const reversalEventId = (reversalId: string): string => `evt_rev_${reversalId}`
+
+/** `invoice.credited`: a re-sync reaching the same credited amount carries the same id. */
+export const creditedEventId = (sourceInvoiceId: string, creditedAmountCents: number): string => {
+  if (!Number.isSafeInteger(creditedAmountCents) || creditedAmountCents < 0) {
+    throw new TypeError(`creditedAmountCents must be a non-negative integer, got ${creditedAmountCents}`)
+  }
+  return `evt_cred_${sourceInvoiceId}_${creditedAmountCents}`
+}
+
+/** `contact.fiscal_status_changed`, from the first entry of `changes` (date `YYYY-MM-DD`, or the check date). */
+export const fiscalStatusEventId = (contactId: string, kind: FiscalChangeKind, date: string): string =>
+  `evt_fsc_${contactId}_${kind}_${date}`
+
+export const courtHearingEventId = (hearingId: string): string => `evt_court_hearing_${hearingId}`
+
+/** `email.received`: `evt_` and the 32 hex digits of the stored message's UUID. */
+export const emailReceivedEventId = (storedMessageId: string): string => `evt_${hexOfUuid(storedMessageId)}`
+
+/**
+ * `delivery_route.dispatched`: the route and the ordinal of this dispatch
+ * (1 for the first), so a re-dispatch is a new event and a retried dispatch
+ * of the same ordinal is the same one.
+ */
+export const routeDispatchedEventId = (routeId: string, dispatchOrdinal: number): string => {
+  if (!Number.isSafeInteger(dispatchOrdinal) || dispatchOrdinal < 1) {
+    throw new TypeError(`dispatchOrdinal must be a positive integer, got ${dispatchOrdinal}`)
+  }
+  return `evt_dsp_${hexOfUuid(routeId)}_${dispatchOrdinal}`
+}
+
+/**
+ * Events with no natural key (fleet vehicle changes, test pings): `evt_` and
+ * the 32 hex digits of a fresh id from the `Ids` service.
+ */
+export const freshEventId = (uuid: string): string => `evt_${hexOfUuid(uuid)}`
+
+/** An outbox event of a catalog type, its data checked by the compiler. */
+export const event = <T extends EventType>(type: T, eventId: string, data: EventData<T>): OutboxEvent => ({
+  eventId,
+  type,
+  data: data as unknown as Record<string, unknown>
+})
