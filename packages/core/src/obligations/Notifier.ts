@@ -1,0 +1,75 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { orDie } from "../shared/sql.ts"
+import type { Tenant } from "../shared/tenant.ts"
+import { toDateString, toIso } from "../shared/time.ts"
+import type { NoticeKind } from "./rules.ts"
+
+/** One notice about one obligation: what the monitor sends. */
+export interface ObligationNotice {
+  readonly id: string
+  readonly tenant: Tenant
+  readonly kind: NoticeKind
+  readonly obligationId: string
+  /** The due date the notice is about (a changed due date gets its own notices). */
+  readonly dueDate: string
+  /** The assignee, when the obligation has one. */
+  readonly recipientUserId: string | null
+  readonly createdAt: string
+}
+
+const storedKind = (kind: NoticeKind) => `contract_obligation.${kind}`
+const noticeKind = (stored: string): NoticeKind => stored.slice("contract_obligation.".length) as NoticeKind
+
+/**
+ * Where obligation notices go. `notify` runs inside the transaction that
+ * claims the notice, so a notice exists exactly when its claim does. The SQL
+ * layer writes a `notifications` row and, once committed, a log line with ids
+ * only (never a title, a name or an email).
+ */
+export class Notifier extends Context.Service<Notifier, {
+  readonly notify: (notice: ObligationNotice) => Effect.Effect<void>
+  /** The notices sent about an obligation, oldest first. */
+  readonly sentFor: (tenant: Tenant, obligationId: string) => Effect.Effect<ReadonlyArray<ObligationNotice>>
+}>()("@opsplatform/core/obligations/Notifier") {
+  static readonly layerSql: Layer.Layer<Notifier, never, SqlClient.SqlClient> = Layer.effect(
+    Notifier,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return Notifier.of({
+        notify: Effect.fn("Notifier.notify")(function*(n) {
+          yield* orDie(sql`INSERT INTO notifications (id, organization_id, environment, kind, subject_id,
+              recipient_user_id, due_date, created_at)
+            VALUES (${n.id}, ${n.tenant.organizationId}, ${n.tenant.environment}, ${storedKind(n.kind)}, ${n.obligationId},
+              ${n.recipientUserId}, ${n.dueDate}::date, ${n.createdAt})`)
+          yield* sql.afterCommit(
+            Effect.logInfo("obligation notice").pipe(Effect.annotateLogs({
+              notification_id: n.id,
+              kind: storedKind(n.kind),
+              obligation_id: n.obligationId,
+              organization_id: n.tenant.organizationId,
+              environment: n.tenant.environment
+            }))
+          )
+        }),
+        sentFor: (tenant, obligationId) =>
+          orDie(sql`SELECT * FROM notifications
+            WHERE subject_id = ${obligationId} AND organization_id = ${tenant.organizationId}
+              AND environment = ${tenant.environment} AND kind LIKE 'contract_obligation.%'
+            ORDER BY created_at, id`).pipe(
+            Effect.map((rows) =>
+              rows.map((r: any): ObligationNotice => ({
+                id: r.id,
+                tenant,
+                kind: noticeKind(r.kind),
+                obligationId: r.subject_id,
+                dueDate: toDateString(r.due_date),
+                recipientUserId: r.recipient_user_id,
+                createdAt: toIso(r.created_at)
+              }))
+            )
+          )
+      })
+    })
+  )
+}
