@@ -1,12 +1,15 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { NotFound } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { Uuid } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import type { Contract, ContractCreate, ContractUpdate } from "./model.ts"
+
+const isUuid = Schema.is(Uuid)
 
 /** The contracts registry obligations hang from. */
 export class Contracts extends Context.Service<Contracts, {
@@ -22,8 +25,9 @@ export class Contracts extends Context.Service<Contracts, {
       const ids = yield* Ids
       const tx = yield* Transactor
 
+      // A malformed id is as unknown as any other id.
       const get = (tenant: Tenant, id: string) =>
-        repo.find(tenant, id).pipe(
+        (isUuid(id) ? repo.find(tenant, id) : Effect.succeedNone).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "contract", id })),
             onSome: Effect.succeed

@@ -1,9 +1,10 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { ContractRepo } from "../contracts/ContractRepo.ts"
 import { Conflict, InvalidTransition, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { Uuid } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
@@ -53,6 +54,7 @@ export const toObligation = (o: StoredObligation, today: string): Obligation => 
 })
 
 const RESOURCE = "contract obligation"
+const isUuid = Schema.is(Uuid)
 
 /** The stored columns of an obligation read with its names. */
 const recordOf = ({ assignee_name: _a, contract_name: _c, next_obligation_id: _n, ...record }: StoredObligation): ObligationRecord =>
@@ -94,8 +96,9 @@ export class Obligations extends Context.Service<Obligations, {
             return localDate(yield* Clock.currentTimeMillis, zone)
           })
 
+        // A malformed id is as unknown as any other id.
         const find = (tenant: Tenant, id: string, forUpdate = false) =>
-          repo.find(tenant, id, { forUpdate }).pipe(
+          (isUuid(id) ? repo.find(tenant, id, { forUpdate }) : Effect.succeedNone).pipe(
             Effect.flatMap(Option.match({
               onNone: () => Effect.fail(new NotFound({ resource: RESOURCE, id })),
               onSome: Effect.succeed
