@@ -44,8 +44,8 @@ export class ObligationsApi extends HttpApiGroup.make("obligations")
     }).pipe(scope("contracts:write")),
     HttpApiEndpoint.post("complete", "/contract-obligations/:id/complete", {
       params: idParam,
-      // The body is optional: completing without evidence sends none.
-      payload: Schema.UndefinedOr(ObligationModel.ObligationComplete),
+      // The body may be empty (read as null): completing without evidence sends none.
+      payload: [ObligationModel.ObligationComplete, Schema.Null],
       success: Envelope(Obligation),
       error: [NotFoundError, ConflictError]
     }).pipe(scope("contracts:write")),
