@@ -425,12 +425,18 @@ for (const db of testDatabases()) {
       for (const bad of ["0", "-3", "1.5", "soon", "86401"]) {
         expect(obligationsIntervalSec({ OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC: bad })).toBeUndefined()
       }
-      const previous = process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
-      process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = "1"
-      const serving = await startTestServer(db.choice(), { background: true }).finally(() => {
-        if (previous === undefined) delete process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
-        else process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = previous
-      })
+      const withInterval = <A>(value: string, start: () => Promise<A>) => {
+        const previous = process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
+        process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = value
+        return start().finally(() => {
+          if (previous === undefined) delete process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
+          else process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = previous
+        })
+      }
+      await expect(withInterval("soon", () => startTestServer(db.choice(), { background: true }))).rejects.toThrow(
+        /OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC/
+      )
+      const serving = await withInterval("1", () => startTestServer(db.choice(), { background: true }))
       try {
         const org = await serving.run(makeFixture())
         const c = (await call(serving, "POST", "/v1/contracts", { token: org.tokens.api, body: { name: "Background" } })).json.data.id

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Contracts, ObligationMonitor, ObligationRepo, Obligations, Pagination, Tenancy } from "@opsplatform/core"
+import { Contracts, ObligationMonitor, ObligationRepo, Obligations, Pagination, Tenancy, TenancyRepo } from "@opsplatform/core"
 import type { ObligationModel } from "@opsplatform/core"
 import { makeFixture, MemoryCore, recordedNotices } from "@opsplatform/testing"
 
@@ -249,6 +249,26 @@ describe("contract obligations on memory storage, on the test clock", () => {
         assert.deepStrictEqual([cleared.assignee_user_id, cleared.assignee_name], [null, null])
         assert.strictEqual((yield* Effect.flip(obligations.get(f.sandbox, mine.id)))._tag, "NotFound")
         assert.strictEqual((yield* Effect.flip(obligations.get(f.live, "not-a-uuid")))._tag, "NotFound")
+      }))
+  })
+})
+
+describe("the obligation monitor over every organization", () => {
+  layer(MemoryCore())((it) => {
+    it.effect("skips an organization whose stored time zone the runtime does not know, and serves the others", () =>
+      Effect.gen(function*() {
+        const broken = yield* setup({ time_zone: "UTC" })
+        const healthy = yield* setup({ time_zone: "Europe/Bucharest" })
+        yield* TestClock.setTime(Date.UTC(2026, 5, 1, 12))
+        yield* broken.create({ due_date: "2026-05-01" })
+        const late = yield* healthy.create({ due_date: "2026-05-01" })
+        // Written behind the service's back, as a zone retired from the time zone database would be.
+        yield* (yield* TenancyRepo.TenancyRepo).updateOrganization(broken.f.organizationId, { time_zone: "Atlantis/Capital" })
+        const summary = yield* (yield* ObligationMonitor.ObligationMonitor).run()
+        assert.deepStrictEqual(summary.notices.map((n) => [n.kind, n.obligation_id]), [
+          ["overdue", late.id],
+          ["escalation", late.id]
+        ])
       }))
   })
 })

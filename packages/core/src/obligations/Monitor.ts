@@ -57,11 +57,18 @@ export class ObligationMonitor extends Context.Service<ObligationMonitor, {
         const at = new Date(epochMs).toISOString()
         const sent: Array<MonitorSummary["notices"][number]> = []
         for (const timeZone of yield* repo.timeZonesWithPending(organizationId)) {
-          const today = localDate(epochMs, timeZone)
+          // Zones are checked when set; one the runtime no longer knows must not stop the other organizations' notices.
+          const today = yield* Effect.try(() => localDate(epochMs, timeZone)).pipe(
+            Effect.tapError(() => Effect.logWarning("obligation monitor skips an unknown time zone").pipe(
+              Effect.annotateLogs({ time_zone: timeZone })
+            )),
+            Effect.option
+          )
+          if (today._tag === "None") continue
           for (const kind of kinds) {
             for (;;) {
               const batch = yield* tx.withTransaction(Effect.gen(function*() {
-                const claimed = yield* repo.claim(kind, { timeZone, today, at, limit: MONITOR_BATCH, organizationId })
+                const claimed = yield* repo.claim(kind, { timeZone, today: today.value, at, limit: MONITOR_BATCH, organizationId })
                 const notices = []
                 for (const c of claimed) {
                   const id = yield* ids.uuid
