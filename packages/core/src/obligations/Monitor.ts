@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { Ids } from "../shared/Ids.ts"
 import type { Environment } from "../shared/tenant.ts"
 import { Transactor } from "../shared/Transactor.ts"
-import { Notifier } from "./Notifier.ts"
+import { type ObligationNotice, Notifier } from "./Notifier.ts"
 import { ObligationRepo } from "./ObligationRepo.ts"
 import { localDate, type NoticeKind } from "./rules.ts"
 
@@ -69,11 +69,10 @@ export class ObligationMonitor extends Context.Service<ObligationMonitor, {
             for (;;) {
               const batch = yield* tx.withTransaction(Effect.gen(function*() {
                 const claimed = yield* repo.claim(kind, { timeZone, today: today.value, at, limit: MONITOR_BATCH, organizationId })
-                const notices = []
+                const notices: Array<ObligationNotice> = []
                 for (const c of claimed) {
-                  const id = yield* ids.uuid
-                  yield* notifier.notify({
-                    id,
+                  notices.push({
+                    id: yield* ids.uuid,
                     tenant: c.tenant,
                     kind,
                     obligationId: c.obligationId,
@@ -81,18 +80,18 @@ export class ObligationMonitor extends Context.Service<ObligationMonitor, {
                     recipientUserId: c.assigneeUserId,
                     createdAt: at
                   })
-                  notices.push({
-                    kind,
-                    notification_id: id,
-                    obligation_id: c.obligationId,
-                    organization_id: c.tenant.organizationId,
-                    environment: c.tenant.environment,
-                    due_date: c.dueDate
-                  })
                 }
+                yield* notifier.notify(notices)
                 return notices
               }))
-              sent.push(...batch)
+              sent.push(...batch.map((n) => ({
+                kind,
+                notification_id: n.id,
+                obligation_id: n.obligationId,
+                organization_id: n.tenant.organizationId,
+                environment: n.tenant.environment,
+                due_date: n.dueDate
+              })))
               if (batch.length < MONITOR_BATCH) break
             }
           }

@@ -28,7 +28,8 @@ const noticeKind = (stored: string): NoticeKind => stored.slice("contract_obliga
  * only (never a title, a name or an email).
  */
 export class Notifier extends Context.Service<Notifier, {
-  readonly notify: (notice: ObligationNotice) => Effect.Effect<void>
+  /** Sends the notices of one claim, in one write where the store allows it. */
+  readonly notify: (notices: ReadonlyArray<ObligationNotice>) => Effect.Effect<void>
   /** The notices sent about an obligation, oldest first. */
   readonly sentFor: (tenant: Tenant, obligationId: string) => Effect.Effect<ReadonlyArray<ObligationNotice>>
 }>()("@opsplatform/core/obligations/Notifier") {
@@ -37,20 +38,27 @@ export class Notifier extends Context.Service<Notifier, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return Notifier.of({
-        notify: Effect.fn("Notifier.notify")(function*(n) {
-          yield* orDie(sql`INSERT INTO notifications (id, organization_id, environment, kind, subject_id,
-              recipient_user_id, due_date, created_at)
-            VALUES (${n.id}, ${n.tenant.organizationId}, ${n.tenant.environment}, ${storedKind(n.kind)}, ${n.obligationId},
-              ${n.recipientUserId}, ${n.dueDate}::date, ${n.createdAt})`)
-          yield* sql.afterCommit(
+        notify: Effect.fn("Notifier.notify")(function*(notices) {
+          const [first, ...rest] = notices.map((n) => ({
+            id: n.id,
+            organization_id: n.tenant.organizationId,
+            environment: n.tenant.environment,
+            kind: storedKind(n.kind),
+            subject_id: n.obligationId,
+            recipient_user_id: n.recipientUserId,
+            due_date: n.dueDate,
+            created_at: n.createdAt
+          }))
+          if (first === undefined) return
+          yield* orDie(sql`INSERT INTO notifications ${sql.insert([first, ...rest])}`)
+          yield* sql.afterCommit(Effect.forEach(notices, (n) =>
             Effect.logInfo("obligation notice").pipe(Effect.annotateLogs({
               notification_id: n.id,
               kind: storedKind(n.kind),
               obligation_id: n.obligationId,
               organization_id: n.tenant.organizationId,
               environment: n.tenant.environment
-            }))
-          )
+            })), { discard: true }))
         }),
         sentFor: (tenant, obligationId) =>
           orDie(sql`SELECT * FROM notifications

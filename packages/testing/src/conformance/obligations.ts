@@ -323,7 +323,7 @@ export const obligationsConformance = (
           const scope = { timeZone: "UTC", today: "2091-03-15", at: "2091-03-15T00:00:00.000Z", limit: 10, organizationId: org.id }
           const failed = yield* tx.withTransaction(Effect.gen(function*() {
             for (const c of yield* repo.claim("overdue", scope)) {
-              yield* notifier.notify({
+              yield* notifier.notify([{
                 id: yield* ids.uuid,
                 tenant: c.tenant,
                 kind: "overdue",
@@ -331,7 +331,7 @@ export const obligationsConformance = (
                 dueDate: c.dueDate,
                 recipientUserId: null,
                 createdAt: scope.at
-              })
+              }])
             }
             return yield* Effect.fail("boom" as const)
           })).pipe(Effect.flip)

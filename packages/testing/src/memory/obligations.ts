@@ -155,7 +155,7 @@ export const NotifierRecording: Layer.Layer<Notifier, never, MemoryStore> = Laye
     const store = yield* MemoryStore
     const sent = store.table<ObligationNotice>("notifications")
     return Notifier.of({
-      notify: (notice) => Effect.sync(() => void sent.set(notice.id, notice)),
+      notify: (notices) => Effect.sync(() => notices.forEach((n) => sent.set(n.id, n))),
       sentFor: (tenant, obligationId) =>
         Effect.sync(() =>
           [...sent.values()].filter((n) =>
