@@ -30,7 +30,7 @@ const noticeKind = (stored: string): NoticeKind => stored.slice("contract_obliga
 export class Notifier extends Context.Service<Notifier, {
   /** Sends the notices of one claim, in one write where the store allows it. */
   readonly notify: (notices: ReadonlyArray<ObligationNotice>) => Effect.Effect<void>
-  /** The notices sent about an obligation, oldest first. */
+  /** The notices sent about an obligation, oldest first (for one instant: reminder, overdue, escalation). */
   readonly sentFor: (tenant: Tenant, obligationId: string) => Effect.Effect<ReadonlyArray<ObligationNotice>>
 }>()("@opsplatform/core/obligations/Notifier") {
   static readonly layerSql: Layer.Layer<Notifier, never, SqlClient.SqlClient> = Layer.effect(
@@ -64,7 +64,9 @@ export class Notifier extends Context.Service<Notifier, {
           orDie(sql`SELECT * FROM notifications
             WHERE subject_id = ${obligationId} AND organization_id = ${tenant.organizationId}
               AND environment = ${tenant.environment} AND kind LIKE 'contract_obligation.%'
-            ORDER BY created_at, id`).pipe(
+            ORDER BY created_at,
+              CASE kind WHEN 'contract_obligation.reminder' THEN 0 WHEN 'contract_obligation.overdue' THEN 1 ELSE 2 END,
+              id`).pipe(
             Effect.map((rows) =>
               rows.map((r: any): ObligationNotice => ({
                 id: r.id,
