@@ -64,20 +64,17 @@ export const Obligation = Schema.Struct({
 }).annotate({ identifier: "ContractObligation" })
 export type Obligation = typeof Obligation.Type
 
-/** The fields a caller may set, on creation and in a PATCH (the spec's table). */
-const editableFields = {
-  title: Title,
-  type: ObligationType,
-  due_date: IsoDate,
-  recurrence: Recurrence,
-  remind_days_before: RemindDaysBefore,
-  obligor: Obligor,
-  assignee_user_id: Schema.NullOr(Uuid),
-  clause_label: Schema.NullOr(ClauseLabel),
-  clause_excerpt: Schema.NullOr(Schema.String),
-  description: Schema.NullOr(Schema.String),
-  evidence_document_id: Schema.NullOr(Uuid),
-  evidence_note: Schema.NullOr(EvidenceNote)
+/** The fields of the spec's table a creation may leave out; a PATCH may send any of them. */
+const optionalFields = {
+  recurrence: Schema.optionalKey(Recurrence),
+  remind_days_before: Schema.optionalKey(RemindDaysBefore),
+  obligor: Schema.optionalKey(Obligor),
+  assignee_user_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  clause_label: Schema.optionalKey(Schema.NullOr(ClauseLabel)),
+  clause_excerpt: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  evidence_document_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  evidence_note: Schema.optionalKey(Schema.NullOr(EvidenceNote))
 }
 
 export const ObligationCreate = Schema.Struct({
@@ -85,15 +82,7 @@ export const ObligationCreate = Schema.Struct({
   title: Title,
   type: ObligationType,
   due_date: IsoDate,
-  recurrence: Schema.optionalKey(editableFields.recurrence),
-  remind_days_before: Schema.optionalKey(editableFields.remind_days_before),
-  obligor: Schema.optionalKey(editableFields.obligor),
-  assignee_user_id: Schema.optionalKey(editableFields.assignee_user_id),
-  clause_label: Schema.optionalKey(editableFields.clause_label),
-  clause_excerpt: Schema.optionalKey(editableFields.clause_excerpt),
-  description: Schema.optionalKey(editableFields.description),
-  evidence_document_id: Schema.optionalKey(editableFields.evidence_document_id),
-  evidence_note: Schema.optionalKey(editableFields.evidence_note)
+  ...optionalFields
 }).annotate({ identifier: "ContractObligationCreate" })
 export type ObligationCreate = typeof ObligationCreate.Type
 
@@ -104,27 +93,17 @@ const FixedAfterCreation = Schema.Unknown.check(
 
 export const ObligationUpdate = Schema.Struct({
   contract_id: Schema.optionalKey(FixedAfterCreation),
-  title: Schema.optionalKey(editableFields.title),
-  type: Schema.optionalKey(editableFields.type),
-  due_date: Schema.optionalKey(editableFields.due_date.annotate({
-    description: "Changing it resets the overdue notice and the escalation"
-  })),
-  recurrence: Schema.optionalKey(editableFields.recurrence),
-  remind_days_before: Schema.optionalKey(editableFields.remind_days_before),
-  obligor: Schema.optionalKey(editableFields.obligor),
-  assignee_user_id: Schema.optionalKey(editableFields.assignee_user_id),
-  clause_label: Schema.optionalKey(editableFields.clause_label),
-  clause_excerpt: Schema.optionalKey(editableFields.clause_excerpt),
-  description: Schema.optionalKey(editableFields.description),
-  evidence_document_id: Schema.optionalKey(editableFields.evidence_document_id),
-  evidence_note: Schema.optionalKey(editableFields.evidence_note)
+  title: Schema.optionalKey(Title),
+  type: Schema.optionalKey(ObligationType),
+  due_date: Schema.optionalKey(IsoDate.annotate({ description: "Changing it resets the overdue notice and the escalation" })),
+  ...optionalFields
 }).annotate({ identifier: "ContractObligationUpdate" })
 export type ObligationUpdate = Omit<typeof ObligationUpdate.Type, "contract_id">
 
 /** Optional evidence given when completing. */
 export const ObligationComplete = Schema.Struct({
-  evidence_document_id: Schema.optionalKey(editableFields.evidence_document_id),
-  evidence_note: Schema.optionalKey(editableFields.evidence_note)
+  evidence_document_id: optionalFields.evidence_document_id,
+  evidence_note: optionalFields.evidence_note
 }).annotate({ identifier: "ContractObligationComplete" })
 export type ObligationComplete = typeof ObligationComplete.Type
 

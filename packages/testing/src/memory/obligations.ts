@@ -6,17 +6,11 @@ import { type ObligationNotice, Notifier } from "@opsplatform/core/obligations/N
 import { type ClaimedNotice, obligationConflicts, ObligationRepo } from "@opsplatform/core/obligations/ObligationRepo"
 import { deriveBucket, noticesDue, type NoticeKind } from "@opsplatform/core/obligations/rules"
 import { Conflict } from "@opsplatform/core/shared/errors"
-import { type CursorKey, pageFromArray } from "@opsplatform/core/shared/pagination"
+import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import type { Organization, User } from "@opsplatform/core/tenancy/model"
 import { MemoryStore } from "./MemoryStore.ts"
-
-type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
-
-const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
-  row.organization_id === tenant.organizationId && row.environment === tenant.environment
-
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
+import { inTenant, keyOf, type Scoped } from "./rows.ts"
 
 const scoped = <A>(tenant: Tenant, a: A): Scoped<A> => ({
   ...a,
