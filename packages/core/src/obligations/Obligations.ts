@@ -54,6 +54,15 @@ export const toObligation = (o: StoredObligation, today: string): Obligation => 
 })
 
 const RESOURCE = "contract obligation"
+
+/** A new obligation, or the next of a series: not completed, not cancelled, nothing sent yet. */
+const notStarted = {
+  completed_at: null,
+  cancelled_at: null,
+  reminder_sent_at: null,
+  overdue_notified_at: null,
+  escalated_at: null
+} as const
 const isUuid = Schema.is(Uuid)
 
 /** The stored columns of an obligation read with its names. */
@@ -149,11 +158,7 @@ export class Obligations extends Context.Service<Obligations, {
               description: input.description ?? null,
               evidence_document_id: input.evidence_document_id ?? null,
               evidence_note: input.evidence_note ?? null,
-              completed_at: null,
-              cancelled_at: null,
-              reminder_sent_at: null,
-              overdue_notified_at: null,
-              escalated_at: null,
+              ...notStarted,
               previous_obligation_id: null,
               created_at: now,
               updated_at: now
@@ -218,11 +223,7 @@ export class Obligations extends Context.Service<Obligations, {
                 status: "pending",
                 evidence_document_id: null,
                 evidence_note: null,
-                completed_at: null,
-                cancelled_at: null,
-                reminder_sent_at: null,
-                overdue_notified_at: null,
-                escalated_at: null,
+                ...notStarted,
                 previous_obligation_id: current.id,
                 created_at: now,
                 updated_at: now
