@@ -2,12 +2,18 @@ import { Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { CredentialRepo } from "./auth/CredentialRepo.ts"
 import { Credentials } from "./auth/Credentials.ts"
+import { ContractRepo } from "./contracts/ContractRepo.ts"
+import { Contracts } from "./contracts/Contracts.ts"
 import { Outbox } from "./events/Outbox.ts"
 import { IdempotencyRepo } from "./idempotency/IdempotencyRepo.ts"
 import { ExpenseRepo } from "./expenses/ExpenseRepo.ts"
 import { Expenses } from "./expenses/Expenses.ts"
 import { LocationRepo } from "./locations/LocationRepo.ts"
 import { Locations } from "./locations/Locations.ts"
+import { ObligationMonitor } from "./obligations/Monitor.ts"
+import { Notifier } from "./obligations/Notifier.ts"
+import { ObligationRepo } from "./obligations/ObligationRepo.ts"
+import { Obligations } from "./obligations/Obligations.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -26,6 +32,9 @@ export type StoragePorts =
   | Outbox
   | Transactor
   | IdempotencyRepo
+  | ContractRepo
+  | ObligationRepo
+  | Notifier
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -34,11 +43,21 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   ExpenseRepo.layerSql,
   Outbox.layerSql,
   Transactor.layerSql,
-  IdempotencyRepo.layerSql
+  IdempotencyRepo.layerSql,
+  ContractRepo.layerSql,
+  ObligationRepo.layerSql,
+  Notifier.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer).pipe(
+export const Services = Layer.mergeAll(
+  Credentials.layer,
+  Locations.layer,
+  Expenses.layer,
+  Contracts.layer,
+  Obligations.layer,
+  ObligationMonitor.layer
+).pipe(
   Layer.provideMerge(Tenancy.layer)
 )
 

@@ -5,6 +5,13 @@ import { currencyCodes } from "./currencies.ts"
 
 export const Uuid = Schema.String.check(Schema.isUUID())
 
+/**
+ * Whether an id can exist at all. Services look up only well-formed ids, so a
+ * host calling core with a malformed one gets NotFound rather than a query the
+ * database refuses.
+ */
+export const isUuid: (u: unknown) => u is string = Schema.is(Uuid)
+
 const isCalendarDate = (s: string): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
   if (!m) return false

@@ -1,6 +1,9 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ContractsApi } from "./Contracts.ts"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
+import { ObligationsApi } from "./Obligations.ts"
+import { OrganizationApi } from "./Organization.ts"
 import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
@@ -24,6 +27,9 @@ const scopesIntoSecurity = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("opsplatform")
   .add(LocationsApi)
   .add(ExpensesApi)
+  .add(ContractsApi)
+  .add(ObligationsApi)
+  .add(OrganizationApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

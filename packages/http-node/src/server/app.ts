@@ -8,8 +8,11 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { ContractsHandlers } from "../http/Contracts.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
+import { ObligationsHandlers } from "../http/Obligations.ts"
+import { OrganizationHandlers } from "../http/Organization.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
@@ -55,7 +58,13 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
 }))
 
-const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
+const ApiHandlers = Layer.mergeAll(
+  LocationsHandlers,
+  ExpensesHandlers,
+  ContractsHandlers,
+  ObligationsHandlers,
+  OrganizationHandlers
+)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter

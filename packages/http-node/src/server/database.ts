@@ -8,8 +8,14 @@ import { Migrations } from "@opsplatform/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-/** How many connections the embedded server accepts; the client pool stays within it. */
-const EMBEDDED_CONNECTIONS = 4
+/**
+ * Connections to the embedded server. PGlite is one session, and its socket
+ * server interleaves the protocol messages of concurrent connections (outside a
+ * transaction, and around the BEGIN that opens one), so statements of two
+ * connections can run each other's portals. One connection carries everything;
+ * the client pipelines concurrent queries on it and serializes transactions.
+ */
+const EMBEDDED_CONNECTIONS = 1
 
 export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }

@@ -21,7 +21,32 @@ const created = async (server: TestServer, token: string, path: string, body: un
   return res.json.data.id
 }
 
+const obligationBody = (contractId: string) => ({
+  contract_id: contractId,
+  title: "Matrix obligation",
+  type: "report",
+  due_date: "2099-01-31"
+})
+
 export const matrixFactories: Record<string, GroupFactory> = {
+  contracts: {
+    create: async (server, f) => ({ id: await created(server, f.tokens.api, "/v1/contracts", { name: "Matrix contract" }) }),
+    bodies: { create: { name: "Matrix contract" }, update: { name: "Renamed" } }
+  },
+  obligations: {
+    create: async (server, f) => {
+      const contractId = await created(server, f.tokens.api, "/v1/contracts", { name: "Matrix contract" })
+      return { id: await created(server, f.tokens.api, "/v1/contract-obligations", obligationBody(contractId)) }
+    },
+    bodies: {
+      create: obligationBody("00000000-0000-4000-8000-00000000c0de"),
+      update: { title: "Changed" },
+      complete: { evidence_note: "Done" }
+    }
+  },
+  organization: {
+    bodies: { update: { escalation_delay_days: 5 } }
+  },
   locations: {
     create: async (server, f) => ({ id: await created(server, f.tokens.api, "/v1/locations", { name: "Matrix site" }) }),
     bodies: { create: { name: "Matrix site" }, update: { name: "Renamed" } }

@@ -28,7 +28,10 @@ export const startTestServer = async (
       ),
       scope
     )
-  )
+  ).catch(async (cause) => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw cause
+  })
   const server = Context.get(context, HttpServer.HttpServer)
   const address = server.address as { readonly port: number }
   return {

@@ -8,19 +8,13 @@ import { locationConflicts, LocationRepo } from "@opsplatform/core/locations/Loc
 import type { Location } from "@opsplatform/core/locations/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import { Ids } from "@opsplatform/core/shared/Ids"
-import { type CursorKey, pageFromArray } from "@opsplatform/core/shared/pagination"
+import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { nowIso } from "@opsplatform/core/shared/time"
 import type { Member, Organization, User } from "@opsplatform/core/tenancy/model"
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { MemoryStore } from "./MemoryStore.ts"
-
-type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
-
-const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
-  row.organization_id === tenant.organizationId && row.environment === tenant.environment
-
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
+import { inTenant, keyOf, type Scoped } from "./rows.ts"
 
 export const TenancyRepoMemory: Layer.Layer<TenancyRepo, never, MemoryStore> = Layer.effect(
   TenancyRepo,
