@@ -8,6 +8,12 @@ import { ExpenseRepo } from "./expenses/ExpenseRepo.ts"
 import { Expenses } from "./expenses/Expenses.ts"
 import { LocationRepo } from "./locations/LocationRepo.ts"
 import { Locations } from "./locations/Locations.ts"
+import { CostComparisons } from "./costing/CostComparisons.ts"
+import { CostingSettings } from "./costing/CostingSettings.ts"
+import { CostingSettingsRepo } from "./costing/CostingSettingsRepo.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
+import { RouteRepo } from "./routes/RouteRepo.ts"
+import { Routes } from "./routes/Routes.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -26,6 +32,9 @@ export type StoragePorts =
   | Outbox
   | Transactor
   | IdempotencyRepo
+  | RouteRepo
+  | CostingSettingsRepo
+  | RateLimiter
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -34,11 +43,21 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   ExpenseRepo.layerSql,
   Outbox.layerSql,
   Transactor.layerSql,
-  IdempotencyRepo.layerSql
+  IdempotencyRepo.layerSql,
+  RouteRepo.layerSql,
+  CostingSettingsRepo.layerSql,
+  RateLimiter.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer).pipe(
+export const Services = Layer.mergeAll(
+  Credentials.layer,
+  Locations.layer,
+  Expenses.layer,
+  Routes.layer,
+  CostingSettings.layer,
+  CostComparisons.layer
+).pipe(
   Layer.provideMerge(Tenancy.layer)
 )
 
