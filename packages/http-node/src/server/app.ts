@@ -8,9 +8,11 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { CostingSettingsHandlers, DeliveryRoutesHandlers } from "../http/DeliveryRoutes.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+import { RoutesConfigLive } from "./routesConfig.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -27,6 +29,7 @@ export type CoreLive = CoreLayers.DomainServices | CoreLayers.StoragePorts | Ids
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
@@ -55,7 +58,7 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
 }))
 
-const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
+const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers, DeliveryRoutesHandlers, CostingSettingsHandlers)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter
