@@ -1,5 +1,5 @@
 import type { CostCategory, CostMode, FleetCostProfile } from "./model.ts"
-import { mulDivHalfEven } from "./money.ts"
+import { mulDivHalfEven, roundHalfEven } from "./money.ts"
 
 /**
  * The fleet cost profile as the math reads it: integers only. Fuel
@@ -43,12 +43,29 @@ export interface Trip {
  * One category: `quantity · a · b / denominator`, where the quantity is the
  * trip's metres (or, for the driver, its seconds).
  */
-interface CategoryTerm {
+export interface CategoryTerm {
   readonly category: CostCategory
   readonly perSecond: boolean
   readonly a: number
   readonly b: number
   readonly denominator: number
+  /** `a · b`, precomputed when it is a safe integer (it nearly always is). */
+  readonly rate: number | undefined
+  /** `a · b / denominator`: the category's cost per unit of quantity, unrounded. */
+  readonly slope: number
+}
+
+const term = (category: CostCategory, perSecond: boolean, a: number, b: number, denominator: number): CategoryTerm => {
+  const rate = a * b
+  return {
+    category,
+    perSecond,
+    a,
+    b,
+    denominator,
+    rate: Number.isSafeInteger(rate) ? rate : undefined,
+    slope: rate / denominator
+  }
 }
 
 export const marginalCategories: ReadonlyArray<CostCategory> = ["FUEL", "DRIVER", "TOLLS"]
@@ -72,40 +89,50 @@ export const fullCategories: ReadonlyArray<CostCategory> = [
 export const categoryTerms = (mode: CostMode, r: FleetRates): ReadonlyArray<CategoryTerm> => {
   const terms: Array<CategoryTerm> = [
     // m/1000 · ml/1000 / 100 · p
-    { category: "FUEL", perSecond: false, a: r.fuelMlPer100Km, b: r.fuelPricePerLitreMinor, denominator: 100_000_000 },
-    { category: "DRIVER", perSecond: true, a: r.driverCostPerHourMinor, b: 1, denominator: 3600 },
-    { category: "TOLLS", perSecond: false, a: r.tollsPerKmMinor, b: 1, denominator: 1000 }
+    term("FUEL", false, r.fuelMlPer100Km, r.fuelPricePerLitreMinor, 100_000_000),
+    term("DRIVER", true, r.driverCostPerHourMinor, 1, 3600),
+    term("TOLLS", false, r.tollsPerKmMinor, 1, 1000)
   ]
   if (mode === "FULL") {
     terms.push(
-      { category: "DEPRECIATION", perSecond: false, a: r.depreciationPerKmMinor, b: 1, denominator: 1000 },
+      term("DEPRECIATION", false, r.depreciationPerKmMinor, 1, 1000),
       r.insurancePerYearMinor === 0 || r.annualKm === null
-        ? { category: "INSURANCE", perSecond: false, a: 0, b: 1, denominator: 1 }
-        : { category: "INSURANCE", perSecond: false, a: r.insurancePerYearMinor, b: 1, denominator: 1000 * r.annualKm },
-      { category: "MAINTENANCE", perSecond: false, a: r.maintenancePerKmMinor, b: 1, denominator: 1000 },
-      { category: "TYRES", perSecond: false, a: r.tyresPerKmMinor, b: 1, denominator: 1000 }
+        ? term("INSURANCE", false, 0, 1, 1)
+        : term("INSURANCE", false, r.insurancePerYearMinor, 1, 1000 * r.annualKm),
+      term("MAINTENANCE", false, r.maintenancePerKmMinor, 1, 1000),
+      term("TYRES", false, r.tyresPerKmMinor, 1, 1000)
     )
   }
   return terms
 }
 
-/** One category's amount for a trip: its exact value rounded half to even, once. */
-export const categoryAmount = (term: CategoryTerm, trip: Trip): number =>
-  mulDivHalfEven(term.perSecond ? trip.seconds : trip.metres, term.a, term.b, term.denominator)
+/** One category's amount for a quantity (metres, or seconds for the driver): its exact value rounded half to even, once. */
+export const categoryAmount = (t: CategoryTerm, quantity: number): number => {
+  if (t.rate !== undefined) {
+    const numerator = quantity * t.rate
+    if (Number.isSafeInteger(numerator)) return roundHalfEven(numerator, t.denominator)
+  }
+  return mulDivHalfEven(quantity, t.a, t.b, t.denominator)
+}
 
 /** Every category of the mode for a trip, each rounded once. */
 export const breakdown = (
   terms: ReadonlyArray<CategoryTerm>,
   trip: Trip
 ): Array<{ category: CostCategory; amountMinor: number }> =>
-  terms.map((term) => ({ category: term.category, amountMinor: categoryAmount(term, trip) }))
+  terms.map((t) => ({ category: t.category, amountMinor: categoryAmount(t, t.perSecond ? trip.seconds : trip.metres) }))
 
-/** The fleet cost of a trip: the sum of its rounded categories, so a breakdown always adds up. */
-export const fleetCost = (terms: ReadonlyArray<CategoryTerm>, trip: Trip): number => {
+/** The fleet cost of `metres` driven in `seconds`: the sum of its rounded categories, so a breakdown always adds up. */
+export const fleetCostOf = (terms: ReadonlyArray<CategoryTerm>, metres: number, seconds: number): number => {
   let total = 0
-  for (const term of terms) total += categoryAmount(term, trip)
+  for (let j = 0; j < terms.length; j++) {
+    const t = terms[j]!
+    total += categoryAmount(t, t.perSecond ? seconds : metres)
+  }
   return total
 }
+
+export const fleetCost = (terms: ReadonlyArray<CategoryTerm>, trip: Trip): number => fleetCostOf(terms, trip.metres, trip.seconds)
 
 /** CO2e of the fuel a trip burns, grams: d·c/100·factor, rounded half to even. */
 export const co2Grams = (r: FleetRates, trip: Trip): number =>
