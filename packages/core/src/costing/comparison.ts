@@ -124,6 +124,69 @@ export const stopMarginals = (input: ComparisonInput): Array<number> => {
   })
 }
 
+/**
+ * The greedy hybrid: while some stop's courier price is below its marginal
+ * fleet cost, the stop with the largest difference (ties: lowest index) moves
+ * to the courier, and marginal costs are recomputed over the stops left.
+ * Returns the moves in order and the cost of fleet plus courier afterwards.
+ * Every stop must have a price.
+ *
+ * `prune` (the default) skips stops whose best possible gain cannot beat the
+ * best found so far; it never changes the result, only the time.
+ */
+export const greedySplit = (
+  input: ComparisonInput,
+  options: { readonly prune: boolean } = { prune: true }
+): { readonly moves: Array<HybridStop>; readonly hybridCost: number } => {
+  const n = input.stops.length
+  const terms = categoryTerms(input.mode, input.rates)
+  const route = new RemainingRoute(input)
+  // Each category rounds by at most half a unit, so a marginal cost lies within
+  // `terms.length` of its unrounded value.
+  let perMetre = 0
+  let perSecond = 0
+  for (const t of terms) {
+    if (t.perSecond) perSecond += t.slope
+    else perMetre += t.slope
+  }
+  const slack = options.prune ? terms.length + 1 : Infinity
+  const moves: Array<HybridStop> = []
+  let costNow = fleetCost(terms, input.trip)
+  let hybridCost = costNow
+  while (route.count > 0) {
+    let best = -1
+    let bestGain = 0
+    let bestMarginal = 0
+    for (let i = 0; i < n; i++) {
+      if (route.onRoute[i] === 0) continue
+      const price = input.prices[i]!.amountMinor
+      route.without(i)
+      const bound = (route.metres - route.metresWithout) * perMetre + (route.seconds - route.secondsWithout) * perSecond
+      if (bound + slack - price <= bestGain) continue
+      const m = costNow - fleetCostOf(terms, route.metresWithout, route.secondsWithout)
+      const gain = m - price
+      if (gain > bestGain) {
+        best = i
+        bestGain = gain
+        bestMarginal = m
+      }
+    }
+    if (best === -1) break
+    const price = input.prices[best]!
+    moves.push({
+      stopId: input.stops[best]!.id,
+      label: input.stops[best]!.label,
+      courier: price.courier,
+      courierMinor: price.amountMinor,
+      fleetMinor: bestMarginal
+    })
+    route.remove(best)
+    costNow -= bestMarginal
+    hybridCost = hybridCost - bestMarginal + price.amountMinor
+  }
+  return { moves, hybridCost }
+}
+
 /** ⌊a / b⌋ of non-negative integers, exact even where the float quotient rounds up. */
 const floorDiv = (a: number, b: number): number => {
   let q = Math.floor(a / b)
@@ -173,55 +236,8 @@ export const compareRoute = (input: ComparisonInput): CostComparison => {
   const unpricedStops = n - pricedStops
   const complete = n > 0 && unpricedStops === 0
 
-  const route = new RemainingRoute(input)
-  // Each category rounds by at most half a unit, so a marginal cost lies within
-  // `terms.length` of its unrounded value: stops whose best case cannot beat the
-  // current best are skipped without computing them exactly.
-  let perMetre = 0
-  let perSecond = 0
-  for (const t of terms) {
-    if (t.perSecond) perSecond += t.slope
-    else perMetre += t.slope
-  }
-  const slack = terms.length + 1
-
   const sumOfMarginals = complete ? stopMarginals(input).reduce((sum, m) => sum + m, 0) : 0
-  const hybridStops: Array<HybridStop> = []
-  let hybridCost = fleetMinor
-  if (complete) {
-    let costNow = fleetMinor
-    while (route.count > 0) {
-      let best = -1
-      let bestGain = 0
-      let bestMarginal = 0
-      for (let i = 0; i < n; i++) {
-        if (route.onRoute[i] === 0) continue
-        const price = input.prices[i]!.amountMinor
-        route.without(i)
-        const bound = (route.metres - route.metresWithout) * perMetre + (route.seconds - route.secondsWithout) * perSecond
-        if (bound + slack - price <= bestGain) continue
-        const m = costNow - fleetCostOf(terms, route.metresWithout, route.secondsWithout)
-        const gain = m - price
-        if (gain > bestGain) {
-          best = i
-          bestGain = gain
-          bestMarginal = m
-        }
-      }
-      if (best === -1) break
-      const price = input.prices[best]!
-      hybridStops.push({
-        stopId: input.stops[best]!.id,
-        label: input.stops[best]!.label,
-        courier: price.courier,
-        courierMinor: price.amountMinor,
-        fleetMinor: bestMarginal
-      })
-      route.remove(best)
-      costNow -= bestMarginal
-      hybridCost = hybridCost - bestMarginal + price.amountMinor
-    }
-  }
+  const { hybridCost, moves: hybridStops } = complete ? greedySplit(input) : { hybridCost: fleetMinor, moves: [] }
 
   const isSplit = hybridStops.length > 0 && hybridStops.length < n && hybridCost <= courierProjectedMinor
   const split = isSplit ? hybridStops : []

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type ComparisonInput, compareRoute, stopMarginals } from "../../src/costing/comparison.ts"
+import { type ComparisonInput, compareRoute, greedySplit, stopMarginals } from "../../src/costing/comparison.ts"
 import { breakdown, categoryTerms, co2Grams, type FleetRates, fleetCost, fleetRates } from "../../src/costing/fleetCost.ts"
 import type { CostComparison, CostMode } from "../../src/costing/model.ts"
 import type { StopPrice } from "../../src/costing/pricing.ts"
@@ -381,6 +381,17 @@ describe("compareRoute (properties)", () => {
           expect(fleetCheaperAt(result.breakEvenStops)).toBe(true)
           if (result.breakEvenStops > 1) expect(fleetCheaperAt(result.breakEvenStops - 1)).toBe(false)
         }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("skipping stops that cannot win never changes the greedy split", () => {
+    fc.assert(
+      fc.property(arbInput, fc.integer({ min: 0, max: 3 }), (input, scale) => {
+        // Cheaper couriers (scale 0) make many stops move; dearer ones few.
+        const scaled = { ...input, prices: input.prices.map((p) => p && { ...p, amountMinor: Math.floor(p.amountMinor * scale / 3) }) }
+        expect(greedySplit(scaled, { prune: true })).toEqual(greedySplit(scaled, { prune: false }))
       }),
       { numRuns: 300 }
     )
