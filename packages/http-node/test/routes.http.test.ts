@@ -236,6 +236,27 @@ for (const db of testDatabases()) {
       expect((await post(`${base}/complete`)).json.data.status).toBe("COMPLETED")
     })
 
+    it("a dispatch retried with the same Idempotency-Key runs once and emits one event", async () => {
+      const created = await create({ driver_id: driverId, vehicle_id: vehicleId })
+      await post(`/v1/delivery-routes/${created.id}/optimize`)
+      const send = () =>
+        call(server, "POST", `/v1/delivery-routes/${created.id}/dispatch`, {
+          token: f.tokens.api,
+          headers: { "idempotency-key": `dispatch-${created.id}` }
+        })
+      const first = await send()
+      const retry = await send()
+      expect(retry.headers.get("idempotent-replayed")).toBe("true")
+      expect(retry.json).toEqual(first.json)
+      expect((await call(server, "GET", `/v1/delivery-routes/${created.id}`, { token: f.tokens.api })).json.data.dispatch_count).toBe(1)
+      const events = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql`SELECT event_id FROM outbox_events WHERE organization_id = ${f.organizationId}
+          AND type = 'delivery_route.dispatched' AND data->>'id' = ${created.id}`
+      }))
+      expect(events).toEqual([{ event_id: Events.routeDispatchedEventId(created.id, 1) }])
+    })
+
     it("optimizes, and refuses an overloaded vehicle with 422 capacity_exceeded", async () => {
       const created = await create({ capacity_parcels: 5 }) // the stops carry 1 + 2 + 3 = 6 parcels
       const refused = await post(`/v1/delivery-routes/${created.id}/optimize`)
