@@ -7,13 +7,11 @@
  *   npx tsx --conditions source benchmarks/routes/bench.ts
  *   DATABASE_URL=postgres://... npx tsx --conditions source benchmarks/routes/bench.ts
  */
-import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
-import { HttpServer } from "effect/http"
 import { measure } from "mitata"
 import { Comparison, FleetCost, Geo, Optimizer, Pricing } from "@opsplatform/core"
 import type { RateCard } from "@opsplatform/core/costing/model"
 import { makeFixture, makeRouteFixture, sampleDepot, sampleFleetCostProfile, sampleRateCard, sampleStops } from "@opsplatform/testing"
-import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
+import { startBenchServer } from "../support/server.ts"
 
 const STOPS = 200
 const model = Geo.defaultDistanceModel
@@ -78,21 +76,7 @@ const mathRows = Object.entries(math).map(([name, s]) => ({ name, ...s, ratio: M
 
 // ---- Through HTTP --------------------------------------------------------------
 
-const database = process.env.DATABASE_URL
-  ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 10 }
-  : { _tag: "EmbeddedMemory" as const }
-const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(
-  Layer.buildWithScope(
-    serverLayer({ port: 0, host: "127.0.0.1", database, background: false }).pipe(
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { OPSPLATFORM_HEAVY_RATE_PER_MIN: "1000000" } })))
-    ),
-    scope
-  )
-)
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provideContext(effect, context as any))
-const port = (Context.get(context, HttpServer.HttpServer).address as { port: number }).port
+const { close, database, port, run } = await startBenchServer({ OPSPLATFORM_HEAVY_RATE_PER_MIN: "1000000" })
 const fixture = await run(makeFixture("Benchmark"))
 const route = await run(makeRouteFixture(fixture.live, { stops: STOPS }))
 await fetch(`http://127.0.0.1:${port}/v1/delivery-routes/${route.id}/optimize`, {
@@ -119,7 +103,7 @@ const latency = async (path: string) => {
 const read = await latency(`/v1/delivery-routes/${route.id}`)
 const compare = await latency(`/v1/delivery-routes/${route.id}/cost-comparison`)
 const compareFull = await latency(`/v1/delivery-routes/${route.id}/cost-comparison?mode=full`)
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await close()
 
 const httpRows = [
   { name: "baseline: GET /v1/delivery-routes/{id} (200 stops)", ...read, ratio: 1 },

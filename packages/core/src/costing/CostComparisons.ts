@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { defaultDistanceModel, driveSeconds, kmToMetres, pathMetres, roadMetres } from "../routes/geo.ts"
+import { isUuid } from "../routes/model.ts"
 import { RouteRepo } from "../routes/RouteRepo.ts"
 import { NotFound, Unprocessable } from "../shared/errors.ts"
 import type { Tenant } from "../shared/tenant.ts"
@@ -9,8 +10,6 @@ import { CourierQuotes } from "./CourierQuotes.ts"
 import { fleetRates, type Trip } from "./fleetCost.ts"
 import type { CostComparison, CostMode } from "./model.ts"
 import { type CourierPrice, priceStops } from "./pricing.ts"
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * The route cost comparison: loads the route, its stops and the tenant's
@@ -34,7 +33,7 @@ export class CostComparisons extends Context.Service<CostComparisons, {
 
       return CostComparisons.of({
         compare: Effect.fn("CostComparisons.compare")(function*(tenant, routeId, mode) {
-          const found = uuidPattern.test(routeId) ? yield* routes.find(tenant, routeId) : Option.none()
+          const found = isUuid(routeId) ? yield* routes.find(tenant, routeId) : Option.none()
           if (Option.isNone(found)) return yield* new NotFound({ resource: "delivery route", id: routeId })
           const route = found.value
           const stops = yield* routes.stops(tenant, route.id)

@@ -13,6 +13,7 @@ import {
   type AddressInput,
   type DeliveryRoute,
   type DeliveryRouteWithStops,
+  isUuid,
   MAX_STOPS,
   normalizeAddress,
   type RouteAction,
@@ -38,8 +39,6 @@ import {
 
 type Detail = DeliveryRouteWithStops
 type Issue = { field: string; issue: string }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** An instant as the API reports it: UTC, millisecond precision. */
 const normalizeInstant = (s: string): string => new Date(Date.parse(s)).toISOString()
@@ -113,7 +112,7 @@ export class Routes extends Context.Service<Routes, {
 
       const notFound = (id: string) => new NotFound({ resource: "delivery route", id })
       const found = (tenant: Tenant, id: string, lock: boolean) =>
-        (uuidPattern.test(id) ? (lock ? repo.lock(tenant, id) : repo.find(tenant, id)) : Effect.succeed(Option.none()))
+        (isUuid(id) ? (lock ? repo.lock(tenant, id) : repo.find(tenant, id)) : Effect.succeed(Option.none()))
           .pipe(
             Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
           )
@@ -404,7 +403,7 @@ export class Routes extends Context.Service<Routes, {
         removeStop: Effect.fn("Routes.removeStop")(function*(tenant, id, stopId) {
           return yield* planning(tenant, id, (route) =>
             Effect.gen(function*() {
-              const removed = uuidPattern.test(stopId) && (yield* repo.removeStop(tenant, route.id, stopId))
+              const removed = isUuid(stopId) && (yield* repo.removeStop(tenant, route.id, stopId))
               if (!removed) return yield* new NotFound({ resource: "stop", id: stopId })
               return { moved: true }
             }))

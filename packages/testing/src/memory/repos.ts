@@ -15,12 +15,12 @@ import type { Member, Organization, User } from "@opsplatform/core/tenancy/model
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { MemoryStore } from "./MemoryStore.ts"
 
-type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
+export type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
 
-const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
+export const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
   row.organization_id === tenant.organizationId && row.environment === tenant.environment
 
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
+export const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
 
 export const TenancyRepoMemory: Layer.Layer<TenancyRepo, never, MemoryStore> = Layer.effect(
   TenancyRepo,

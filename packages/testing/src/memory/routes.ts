@@ -3,19 +3,14 @@ import { CostingSettingsRepo } from "@opsplatform/core/costing/CostingSettingsRe
 import type { FleetCostProfile, RateCard, SenderAddress } from "@opsplatform/core/costing/model"
 import type { DeliveryRoute, Stop } from "@opsplatform/core/routes/model"
 import { type RouteRecord, RouteRepo } from "@opsplatform/core/routes/RouteRepo"
-import { type CursorKey, pageFromArray } from "@opsplatform/core/shared/pagination"
+import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
+import { inTenant, keyOf, type Scoped } from "./repos.ts"
 
-type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
 type StoredStop = Scoped<Stop> & { readonly route_id: string }
 
-const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
-  row.organization_id === tenant.organizationId && row.environment === tenant.environment
-
 const tenantKey = (tenant: Tenant) => `${tenant.organizationId}/${tenant.environment}`
-
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
 
 /** The in-memory twin of `RouteRepo.layerSql`. */
 export const RouteRepoMemory: Layer.Layer<RouteRepo, never, MemoryStore> = Layer.effect(
