@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { orDie } from "../shared/sql.ts"
 
@@ -71,7 +71,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
             const now = yield* Clock.currentTimeMillis
             const { resetSeconds, start } = windowOf(now, policy)
             const rows = yield* orDie(sql`INSERT INTO rate_limit_counters (key, window_start, count)
-              VALUES (${key}, ${new Date(start).toISOString()}, 1)
+              VALUES (${key}, ${DateTime.formatIso(DateTime.makeUnsafe(start))}, 1)
               ON CONFLICT (key) DO UPDATE SET
                 count = CASE WHEN rate_limit_counters.window_start < EXCLUDED.window_start THEN 1
                   ELSE rate_limit_counters.count + 1 END,

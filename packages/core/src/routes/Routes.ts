@@ -41,7 +41,7 @@ type Detail = DeliveryRouteWithStops
 type Issue = { field: string; issue: string }
 
 /** An instant as the API reports it: UTC, millisecond precision. */
-const normalizeInstant = (s: string): string => new Date(Date.parse(s)).toISOString()
+const normalizeInstant = (s: string): string => DateTime.formatIso(DateTime.makeUnsafe(s))
 
 /** The instant a calendar day starts in a time zone. */
 const dayStart = (date: string, timeZone: string): string => {
