@@ -14,6 +14,12 @@ import { ObligationMonitor } from "./obligations/Monitor.ts"
 import { Notifier } from "./obligations/Notifier.ts"
 import { ObligationRepo } from "./obligations/ObligationRepo.ts"
 import { Obligations } from "./obligations/Obligations.ts"
+import { CostComparisons } from "./costing/CostComparisons.ts"
+import { CostingSettings } from "./costing/CostingSettings.ts"
+import { CostingSettingsRepo } from "./costing/CostingSettingsRepo.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
+import { RouteRepo } from "./routes/RouteRepo.ts"
+import { Routes } from "./routes/Routes.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -35,6 +41,9 @@ export type StoragePorts =
   | ContractRepo
   | ObligationRepo
   | Notifier
+  | RouteRepo
+  | CostingSettingsRepo
+  | RateLimiter
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -46,7 +55,10 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   IdempotencyRepo.layerSql,
   ContractRepo.layerSql,
   ObligationRepo.layerSql,
-  Notifier.layerSql
+  Notifier.layerSql,
+  RouteRepo.layerSql,
+  CostingSettingsRepo.layerSql,
+  RateLimiter.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */
@@ -56,7 +68,10 @@ export const Services = Layer.mergeAll(
   Expenses.layer,
   Contracts.layer,
   Obligations.layer,
-  ObligationMonitor.layer
+  ObligationMonitor.layer,
+  Routes.layer,
+  CostingSettings.layer,
+  CostComparisons.layer
 ).pipe(
   Layer.provideMerge(Tenancy.layer)
 )

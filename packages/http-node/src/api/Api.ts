@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ContractsApi } from "./Contracts.ts"
+import { CostingSettingsApi, DeliveryRoutesApi } from "./DeliveryRoutes.ts"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
 import { ObligationsApi } from "./Obligations.ts"
@@ -30,6 +31,8 @@ export class Api extends HttpApi.make("opsplatform")
   .add(ContractsApi)
   .add(ObligationsApi)
   .add(OrganizationApi)
+  .add(DeliveryRoutesApi)
+  .add(CostingSettingsApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

@@ -9,11 +9,13 @@ import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
 import { ContractsHandlers } from "../http/Contracts.ts"
+import { CostingSettingsHandlers, DeliveryRoutesHandlers } from "../http/DeliveryRoutes.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
 import { ObligationsHandlers } from "../http/Obligations.ts"
 import { OrganizationHandlers } from "../http/Organization.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+import { RoutesConfigLive } from "./routesConfig.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -30,6 +32,7 @@ export type CoreLive = CoreLayers.DomainServices | CoreLayers.StoragePorts | Ids
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
@@ -63,7 +66,9 @@ const ApiHandlers = Layer.mergeAll(
   ExpensesHandlers,
   ContractsHandlers,
   ObligationsHandlers,
-  OrganizationHandlers
+  OrganizationHandlers,
+  DeliveryRoutesHandlers,
+  CostingSettingsHandlers
 )
 
 type AppRoutesRequire =

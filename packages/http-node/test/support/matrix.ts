@@ -27,6 +27,13 @@ const obligationBody = (contractId: string) => ({
   type: "report",
   due_date: "2099-01-31"
 })
+const matrixRoute = {
+  name: "Matrix route",
+  route_date: "2026-03-02T07:00:00+02:00",
+  start_latitude: 44.49,
+  start_longitude: 26.17,
+  stops: [{ label: "Matrix stop", latitude: 44.43, longitude: 26.1 }]
+}
 
 export const matrixFactories: Record<string, GroupFactory> = {
   contracts: {
@@ -64,6 +71,27 @@ export const matrixFactories: Record<string, GroupFactory> = {
     bodies: {
       create: { description: "Matrix", category: "other", amount: "1.00", currency: "EUR", expense_date: "2026-01-01" },
       update: { description: "Changed" }
+    }
+  },
+  deliveryRoutes: {
+    create: async (server, f) => {
+      const res = await call(server, "POST", "/v1/delivery-routes", { token: f.tokens.api, body: matrixRoute })
+      if (res.status !== 201) throw new Error(`seeding a delivery route answered ${res.status}: ${res.text}`)
+      return { id: res.json.data.id, stopId: res.json.data.stops[0].id }
+    },
+    bodies: {
+      create: matrixRoute,
+      update: { name: "Renamed" },
+      addStop: { label: "Extra", latitude: 44.44, longitude: 26.11 },
+      updateStop: { label: "Changed" },
+      reorderStops: { stop_ids: ["00000000-0000-4000-8000-000000000001"] }
+    }
+  },
+  costingSettings: {
+    bodies: {
+      putFleetCostProfile: { currency: "RON", fuel_consumption_l_per_100km: 9.5, fuel_price_per_litre_minor: 745, driver_cost_per_hour_minor: 4500 },
+      putRateCard: { currency: "RON", couriers: [{ name: "Matrix", bands: [{ up_to_km: 10, per_parcel_minor: 1000, per_kg_minor: 50 }] }] },
+      putSenderAddress: { name: "Matrix depot", line1: "Str. 1", city: "Voluntari", country: "RO" }
     }
   }
 }

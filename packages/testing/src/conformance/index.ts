@@ -3,6 +3,7 @@ export * from "./expenses.ts"
 export * from "./idempotency.ts"
 export * from "./locations.ts"
 export * from "./obligations.ts"
+export * from "./routes.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
@@ -15,6 +16,7 @@ import { expenseRepoConformance } from "./expenses.ts"
 import { idempotencyRepoConformance } from "./idempotency.ts"
 import { locationRepoConformance } from "./locations.ts"
 import { obligationsConformance } from "./obligations.ts"
+import { routesConformance } from "./routes.ts"
 import { tenancyRepoConformance } from "./tenancy.ts"
 import { transactorConformance } from "./transactions.ts"
 
@@ -31,4 +33,5 @@ export const storageConformance = (
   transactorConformance(name, storage, countEvents)
   idempotencyRepoConformance(name, storage)
   obligationsConformance(name, storage)
+  routesConformance(name, storage, countEvents)
 }

@@ -1,15 +1,17 @@
 import { Layer } from "effect"
 import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
-import { CoreLayers, Ids, Secrets } from "@opsplatform/core"
+import { CoreLayers, Ids, RateLimiter, Secrets } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { ContractRepoMemory, NotifierRecording, ObligationRepoMemory } from "./obligations.ts"
 import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
+import { CostingSettingsRepoMemory, RouteRepoMemory } from "./routes.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./idempotency.ts"
 export * from "./obligations.ts"
 export * from "./repos.ts"
+export * from "./routes.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
 export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = Layer.mergeAll(
@@ -22,6 +24,9 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   ContractRepoMemory,
   ObligationRepoMemory,
   NotifierRecording,
+  RouteRepoMemory,
+  CostingSettingsRepoMemory,
+  RateLimiter.RateLimiter.layerMemory,
   MemoryStore.transactor
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
