@@ -88,7 +88,8 @@ export const readSignedHeaders = (headers: unknown): SignedHeaders => {
   return { id, timestamp, signature }
 }
 
-const maxTimestampDigits = 15
+/** Eleven digits reach the year 5138; a longer value is a mistake (usually milliseconds). */
+const maxTimestampDigits = 11
 
 /** The `webhook-timestamp` value as Unix seconds: digits only, no sign, no leading zero, no fraction. */
 export const parseTimestamp = (value: string): number => {
@@ -101,7 +102,7 @@ export const parseTimestamp = (value: string): number => {
   if (!valid) {
     const hint = value.includes(",")
       ? " It looks like the header arrived more than once."
-      : /^\d{13}$/.test(value)
+      : /^\d{12,16}$/.test(value)
       ? " It looks like milliseconds; the header carries seconds."
       : ""
     return fail(
