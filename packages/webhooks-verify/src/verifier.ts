@@ -221,8 +221,8 @@ export const makeVerifier = <Key>(
   }
 }
 
-/** The three headers of a signed delivery. */
-export interface SignedHeaders {
+/** The three headers of a signed delivery (a type, not an interface, so it passes as any headers record). */
+export type SignedHeaders = {
   readonly "webhook-id": string
   readonly "webhook-timestamp": string
   readonly "webhook-signature": string
