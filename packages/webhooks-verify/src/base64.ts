@@ -1,8 +1,7 @@
 /**
  * Standard base64 (RFC 4648 §4), strict: only the standard alphabet, padding
- * optional but never wrong, unused trailing bits zero. Strictness means one
- * signature has one spelling, and a secret with a stray character is refused
- * instead of silently decoding to another key.
+ * optional but never wrong, unused trailing bits zero. A secret with a stray
+ * character is refused instead of silently decoding to another key.
  */
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -17,12 +16,12 @@ const sextetAt = (text: string, index: number): number => {
 
 const equalsSign = 61
 
-/** Bytes encoded by `text[start, end)`, or -1 when that range is not canonical base64. */
-const decodedLength = (text: string, start: number, end: number): number => {
-  const length = end - start
+/** Bytes encoded by `text`, or -1 when it is not canonical base64. */
+const decodedLength = (text: string): number => {
+  const length = text.length
   let padding = 0
-  if (length > 0 && text.charCodeAt(end - 1) === equalsSign) {
-    padding = length > 1 && text.charCodeAt(end - 2) === equalsSign ? 2 : 1
+  if (length > 0 && text.charCodeAt(length - 1) === equalsSign) {
+    padding = length > 1 && text.charCodeAt(length - 2) === equalsSign ? 2 : 1
   }
   const data = length - padding
   const remainder = data % 4
@@ -31,15 +30,12 @@ const decodedLength = (text: string, start: number, end: number): number => {
   return (data >> 2) * 3 + (remainder === 0 ? 0 : remainder - 1)
 }
 
-/**
- * Decodes `text[start, end)` into `out`; true when the range is canonical
- * base64 of exactly `out.length` bytes. No allocation: signatures are decoded
- * straight out of the header string.
- */
-export const decodeBase64Into = (text: string, start: number, end: number, out: Uint8Array): boolean => {
-  const size = out.length
-  if (decodedLength(text, start, end) !== size) return false
-  let i = start
+/** The bytes of `text`, or undefined when it is not canonical standard base64. */
+export const decodeBase64 = (text: string): Uint8Array | undefined => {
+  const size = decodedLength(text)
+  if (size < 0) return undefined
+  const out = new Uint8Array(size)
+  let i = 0
   let o = 0
   const whole = size - (size % 3)
   while (o < whole) {
@@ -47,7 +43,7 @@ export const decodeBase64Into = (text: string, start: number, end: number, out: 
     const b = sextetAt(text, i + 1)
     const c = sextetAt(text, i + 2)
     const d = sextetAt(text, i + 3)
-    if ((a | b | c | d) < 0) return false
+    if ((a | b | c | d) < 0) return undefined
     out[o] = (a << 2) | (b >> 4)
     out[o + 1] = ((b & 15) << 4) | (c >> 2)
     out[o + 2] = ((c & 3) << 6) | d
@@ -58,25 +54,17 @@ export const decodeBase64Into = (text: string, start: number, end: number, out: 
   if (rest === 1) {
     const a = sextetAt(text, i)
     const b = sextetAt(text, i + 1)
-    if ((a | b) < 0 || (b & 15) !== 0) return false
+    if ((a | b) < 0 || (b & 15) !== 0) return undefined
     out[o] = (a << 2) | (b >> 4)
   } else if (rest === 2) {
     const a = sextetAt(text, i)
     const b = sextetAt(text, i + 1)
     const c = sextetAt(text, i + 2)
-    if ((a | b | c) < 0 || (c & 3) !== 0) return false
+    if ((a | b | c) < 0 || (c & 3) !== 0) return undefined
     out[o] = (a << 2) | (b >> 4)
     out[o + 1] = ((b & 15) << 4) | (c >> 2)
   }
-  return true
-}
-
-/** The bytes of `text`, or undefined when it is not canonical standard base64. */
-export const decodeBase64 = (text: string): Uint8Array | undefined => {
-  const size = decodedLength(text, 0, text.length)
-  if (size < 0) return undefined
-  const out = new Uint8Array(size)
-  return decodeBase64Into(text, 0, text.length, out) ? out : undefined
+  return out
 }
 
 /** Standard base64 with padding. */

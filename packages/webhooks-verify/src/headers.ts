@@ -1,4 +1,3 @@
-import { decodeBase64Into } from "./base64.ts"
 import { fail } from "./errors.ts"
 
 /** A Fetch `Headers` object, or anything with the same `get`. */
@@ -113,20 +112,21 @@ export const parseTimestamp = (value: string): number => {
   return Number(value)
 }
 
-const signatureSize = 32
+/** The base64 of a 32-byte HMAC-SHA256, padded: the only spelling a v1 signature has. */
+export const signatureLength = 44
 const space = 32
 const tab = 9
 const comma = 44
 
 /**
- * The `v1` signatures of a `webhook-signature` value, decoded. Entries are
- * separated by spaces; entries of other versions, and `v1` entries that are
- * not the base64 of 32 bytes, are skipped. A trailing comma is dropped from
- * an entry, for a header that arrived on several lines and was joined with
- * ", ".
+ * Where the signature of each `v1` entry of a `webhook-signature` value
+ * starts. Entries are separated by spaces; entries of other versions, and
+ * `v1` entries that are not 44 characters long, cannot match and are
+ * skipped. A trailing comma is dropped from an entry, for a header that
+ * arrived on several lines and was joined with ", ".
  */
-export const parseSignatures = (header: string): Array<Uint8Array> => {
-  const found: Array<Uint8Array> = []
+export const signatureOffsets = (header: string): Array<number> => {
+  const offsets: Array<number> = []
   const length = header.length
   let start = 0
   while (start < length) {
@@ -137,24 +137,36 @@ export const parseSignatures = (header: string): Array<Uint8Array> => {
     }
     let end = start + 1
     while (end < length && (c = header.charCodeAt(end)) !== space && c !== tab) end++
+    const stop = header.charCodeAt(end - 1) === comma ? end - 1 : end
     if (
-      end - start > 3 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
+      stop - start === signatureLength + 3 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
       header.charCodeAt(start + 2) === comma
     ) {
-      const stop = header.charCodeAt(end - 1) === comma ? end - 1 : end
-      const signature = new Uint8Array(signatureSize)
-      if (decodeBase64Into(header, start + 3, stop, signature)) found.push(signature)
+      offsets.push(start + 3)
     }
     start = end
   }
-  return found
+  return offsets
+}
+
+/**
+ * Whether the signature at `offset` in `header` is `expected`, in constant
+ * time: every character is compared whatever the first difference. Comparing
+ * the canonical base64 text is comparing the bytes, without decoding or
+ * allocating anything.
+ */
+export const signatureMatches = (header: string, offset: number, expected: string): boolean => {
+  if (expected.length !== signatureLength) return false
+  let difference = 0
+  for (let i = 0; i < signatureLength; i++) difference |= header.charCodeAt(offset + i) ^ expected.charCodeAt(i)
+  return difference === 0
 }
 
 /** What was in a `webhook-signature` value that yielded no usable `v1` entry, for the error message. */
 export const describeSignatures = (header: string): string => {
   const entries = header.split(/[ \t]+/).filter((e) => e.length > 0)
   const v1 = entries.filter((e) => e.startsWith("v1,")).length
-  if (v1 > 0) return `its ${v1} v1 entr${v1 === 1 ? "y is" : "ies are"} not the base64 of a 32-byte HMAC-SHA256`
+  if (v1 > 0) return `its ${v1} v1 entr${v1 === 1 ? "y is" : "ies are"} not the padded base64 of a 32-byte HMAC-SHA256 (44 characters)`
   const versions = [...new Set(entries.map((e) => e.split(/[,=]/, 1)[0]))].slice(0, 5)
   if (header.includes("v1=")) return "it has no v1 entries (entries are written v1,<base64>, not v1=<hex>)"
   return `it has no v1 entries${versions.length > 0 ? ` (versions found: ${versions.join(", ")})` : ""}`

@@ -34,11 +34,6 @@ export const messageOf = (payload: unknown): string | Uint8Array => {
   )
 }
 
-const utf8 = new TextDecoder()
-
-/** The body's text: UTF-8 with replacement of invalid sequences, as `Response.json()` reads it. */
-export const textOf = (message: string | Uint8Array): string => typeof message === "string" ? message : utf8.decode(message)
-
 export const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text)

@@ -1,30 +1,31 @@
-import { encodeBase64 } from "./base64.ts"
 import { fail } from "./errors.ts"
 import type { WebhookEvent } from "./events.ts"
 import {
   describeSignatures,
   type HeadersLike,
-  parseSignatures,
   parseTimestamp,
   readSignedHeaders,
+  signatureMatches,
+  signatureOffsets,
   type WebhookHeaders
 } from "./headers.ts"
-import { envelopeOf, messageOf, parseJson, textOf, type WebhookPayload } from "./payload.ts"
+import { envelopeOf, messageOf, parseJson, type WebhookPayload } from "./payload.ts"
 import { decodeSecret, decodeSecrets, formatSecret, type WebhookSecret } from "./secret.ts"
 
 /**
- * The HMAC-SHA256 primitives of one runtime. `Key` is whatever that runtime
- * prepares once per secret (a Node `Buffer`, precomputed pad states, a
- * `CryptoKey`), so each verification only hashes the message.
+ * What verification needs from the runtime: HMAC-SHA256, random bytes and
+ * UTF-8 decoding. `Key` is whatever the runtime prepares once per secret
+ * (the key bytes, precomputed pad states, a `CryptoKey`), so each
+ * verification only hashes the message.
  */
-export interface CryptoBackend<Key> {
+export interface Runtime<Key> {
   importKey(raw: Uint8Array): Key
-  /** HMAC-SHA256 of `prefix` (as UTF-8) followed by `message`. */
-  hmac(key: Key, prefix: string, message: string | Uint8Array): Uint8Array
-  hmacAsync(key: Key, prefix: string, message: string | Uint8Array): Promise<Uint8Array>
-  /** Constant-time equality; the length is not secret. */
-  equal(a: Uint8Array, b: Uint8Array): boolean
+  /** The padded base64 of the HMAC-SHA256 of `prefix` (as UTF-8) followed by `message`. */
+  hmac(key: Key, prefix: string, message: string | Uint8Array): string
+  hmacAsync(key: Key, prefix: string, message: string | Uint8Array): Promise<string>
   randomBytes(size: number): Uint8Array
+  /** UTF-8 with invalid sequences replaced by U+FFFD and a leading byte order mark dropped, as `Response.json()` reads a body. */
+  decodeUtf8(bytes: Uint8Array): string
 }
 
 export interface VerifierOptions {
@@ -82,7 +83,9 @@ interface Signed extends VerifiedSignature {
 /** The checks that come before any hashing, cheapest first. */
 interface Pending extends Signed {
   readonly prefix: string
-  readonly signatures: ReadonlyArray<Uint8Array>
+  readonly header: string
+  /** Where each candidate v1 signature starts in `header`. */
+  readonly offsets: ReadonlyArray<number>
 }
 
 export const defaultToleranceSeconds = 300
@@ -129,6 +132,9 @@ const checkTolerance = (timestamp: number, nowSeconds: number, tolerance: number
   )
 }
 
+const textOf = <Key>(runtime: Runtime<Key>, message: string | Uint8Array): string =>
+  typeof message === "string" ? message : runtime.decodeUtf8(message)
+
 const noMatch = (pending: Pending, secrets: number): never => {
   const hint = typeof pending.message === "string" && pending.message.startsWith("[object ")
     ? ` The payload is the string ${JSON.stringify(pending.message.slice(0, 20))}: an object was converted to a string; pass the raw body.`
@@ -136,18 +142,18 @@ const noMatch = (pending: Pending, secrets: number): never => {
       "and that the secret is this endpoint's signing secret."
   return fail(
     "no_matching_signature",
-    `No signature in webhook-signature matches the payload (${plural(pending.signatures.length, "v1 entry", "v1 entries")} ` +
+    `No signature in webhook-signature matches the payload (${plural(pending.offsets.length, "v1 entry", "v1 entries")} ` +
       `checked against ${plural(secrets, "secret", "secrets")}).${hint}`
   )
 }
 
 /** A verifier bound to one runtime's crypto. */
 export const makeVerifier = <Key>(
-  backend: CryptoBackend<Key>,
+  runtime: Runtime<Key>,
   secrets: WebhookSecret | ReadonlyArray<WebhookSecret>,
   options: VerifierOptions = {}
 ): WebhookVerifier & { readonly signed: (payload: unknown, headers: unknown) => Signed } => {
-  const keys = decodeSecrets(secrets).map(backend.importKey)
+  const keys = decodeSecrets(secrets).map((raw) => runtime.importKey(raw))
   const tolerance = toleranceOf(options.toleranceSeconds)
   const now = clockOf(options.now)
 
@@ -156,16 +162,17 @@ export const makeVerifier = <Key>(
     const signed = readSignedHeaders(headers)
     const timestamp = parseTimestamp(signed.timestamp)
     checkTolerance(timestamp, secondsOf(now), tolerance)
-    const signatures = parseSignatures(signed.signature)
-    if (signatures.length === 0) {
-      fail("no_matching_signature", `The webhook-signature header has no usable signature: ${describeSignatures(signed.signature)}.`)
+    const header = signed.signature
+    const offsets = signatureOffsets(header)
+    if (offsets.length === 0) {
+      fail("no_matching_signature", `The webhook-signature header has no usable signature: ${describeSignatures(header)}.`)
     }
-    return { id: signed.id, timestamp, message, signatures, prefix: `${signed.id}.${signed.timestamp}.` }
+    return { id: signed.id, timestamp, message, header, offsets, prefix: `${signed.id}.${signed.timestamp}.` }
   }
 
-  const matches = (mac: Uint8Array, signatures: ReadonlyArray<Uint8Array>): boolean => {
-    for (let i = 0; i < signatures.length; i++) {
-      if (backend.equal(mac, signatures[i]!)) return true
+  const matches = (expected: string, p: Pending): boolean => {
+    for (let i = 0; i < p.offsets.length; i++) {
+      if (signatureMatches(p.header, p.offsets[i]!, expected)) return true
     }
     return false
   }
@@ -173,7 +180,7 @@ export const makeVerifier = <Key>(
   const signed = (payload: unknown, headers: unknown): Signed => {
     const p = pending(payload, headers)
     for (let i = 0; i < keys.length; i++) {
-      if (matches(backend.hmac(keys[i]!, p.prefix, p.message), p.signatures)) return p
+      if (matches(runtime.hmac(keys[i]!, p.prefix, p.message), p)) return p
     }
     return noMatch(p, keys.length)
   }
@@ -181,7 +188,7 @@ export const makeVerifier = <Key>(
   const signedAsync = async (payload: unknown, headers: unknown): Promise<Signed> => {
     const p = pending(payload, headers)
     for (const key of keys) {
-      if (matches(await backend.hmacAsync(key, p.prefix, p.message), p.signatures)) return p
+      if (matches(await runtime.hmacAsync(key, p.prefix, p.message), p)) return p
     }
     return noMatch(p, keys.length)
   }
@@ -189,7 +196,7 @@ export const makeVerifier = <Key>(
   const withEvent = (s: Signed): VerifiedWebhook => ({
     id: s.id,
     timestamp: s.timestamp,
-    event: envelopeOf(parseJson(textOf(s.message)), s.id)
+    event: envelopeOf(parseJson(textOf(runtime, s.message)), s.id)
   })
 
   const verifyAsync = async (payload: WebhookPayload, headers: WebhookHeaders) => withEvent(await signedAsync(payload, headers))
@@ -255,25 +262,25 @@ const timestampOf = (timestamp: Date | number | undefined): number => {
 
 /** One `v1,<base64>` entry per secret, as the platform signs during rotation. */
 export const signWith = <Key>(
-  backend: CryptoBackend<Key>,
+  runtime: Runtime<Key>,
   secrets: WebhookSecret | ReadonlyArray<WebhookSecret>,
   input: SignInput
 ): SignedHeaders => {
   if (typeof input?.id !== "string" || input.id.length === 0) throw new TypeError("id must be a non-empty string")
-  const keys = decodeSecrets(secrets).map(backend.importKey)
+  const keys = decodeSecrets(secrets).map((raw) => runtime.importKey(raw))
   const message = messageOf(input.payload)
   const timestamp = String(timestampOf(input.timestamp))
   const prefix = `${input.id}.${timestamp}.`
   return {
     "webhook-id": input.id,
     "webhook-timestamp": timestamp,
-    "webhook-signature": keys.map((key) => `v1,${encodeBase64(backend.hmac(key, prefix, message))}`).join(" ")
+    "webhook-signature": keys.map((key) => `v1,${runtime.hmac(key, prefix, message)}`).join(" ")
   }
 }
 
 export const secretBytes = 32
 
-export const generateSecretWith = <Key>(backend: CryptoBackend<Key>): string => formatSecret(backend.randomBytes(secretBytes))
+export const generateSecretWith = <Key>(runtime: Runtime<Key>): string => formatSecret(runtime.randomBytes(secretBytes))
 
 /** Options of the `Webhook` class: the reference library's, plus the tolerance and the clock. */
 export interface WebhookOptions extends VerifierOptions {
@@ -301,27 +308,27 @@ const rawKey = (secret: unknown): Uint8Array => {
  * verification. Each entry point binds it to its runtime's crypto.
  */
 export class WebhookWith {
-  readonly #backend: CryptoBackend<unknown>
+  readonly #runtime: Runtime<unknown>
   readonly #key: Uint8Array
   readonly #verifier: ReturnType<typeof makeVerifier<unknown>>
 
-  constructor(backend: CryptoBackend<unknown>, secret: WebhookSecret, options?: WebhookOptions) {
-    this.#backend = backend
+  constructor(runtime: Runtime<unknown>, secret: WebhookSecret, options?: WebhookOptions) {
+    this.#runtime = runtime
     this.#key = options?.format === "raw" ? rawKey(secret) : decodeSecret(secret)
-    this.#verifier = makeVerifier(backend, this.#key, options)
+    this.#verifier = makeVerifier(runtime, this.#key, options)
   }
 
   /** Returns the parsed JSON body (undefined for an empty body); throws `WebhookVerificationError`. */
   verify(payload: WebhookPayload, headers: WebhookHeaders, options?: WebhookVerifyOptions): unknown {
     const { message } = this.#verifier.signed(payload, headers)
     if (options?.jsonParse === false) return undefined
-    const text = textOf(message)
+    const text = textOf(this.#runtime, message)
     return text === "" ? undefined : parseJson(text)
   }
 
   /** The `webhook-signature` value for this message: `v1,<base64>`. */
   sign(msgId: string, timestamp: Date, payload: WebhookPayload): string {
-    return signWith(this.#backend, this.#key, { id: msgId, timestamp, payload })["webhook-signature"]
+    return signWith(this.#runtime, this.#key, { id: msgId, timestamp, payload })["webhook-signature"]
   }
 }
 
@@ -335,8 +342,8 @@ export interface WebhooksApi {
   readonly generateSecret: () => string
 }
 
-export const bindApi = <Key>(backend: CryptoBackend<Key>): WebhooksApi => ({
-  createVerifier: (secrets, options) => makeVerifier(backend, secrets, options),
-  sign: (secrets, input) => signWith(backend, secrets, input),
-  generateSecret: () => generateSecretWith(backend)
+export const bindApi = <Key>(runtime: Runtime<Key>): WebhooksApi => ({
+  createVerifier: (secrets, options) => makeVerifier(runtime, secrets, options),
+  sign: (secrets, input) => signWith(runtime, secrets, input),
+  generateSecret: () => generateSecretWith(runtime)
 })

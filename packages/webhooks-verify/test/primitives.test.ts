@@ -1,7 +1,10 @@
 import * as fc from "fast-check"
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { decodeBase64, decodeBase64Into, encodeBase64 } from "../src/base64.ts"
+import { decodeBase64, encodeBase64 } from "../src/base64.ts"
+import { signatureMatches, signatureOffsets } from "../src/headers.ts"
+import { nodeRuntime } from "../src/runtime/node.ts"
+import { webRuntime } from "../src/runtime/web.ts"
 import { hmacSha256, prepareHmacSha256Key, sha256 } from "../src/sha256.ts"
 
 const bytes = (maxLength: number) => fc.uint8Array({ maxLength })
@@ -68,16 +71,48 @@ describe("strict base64", () => {
     expect(decodeBase64(refused[0]!)).toEqual(new Uint8Array([0x41]))
     for (const text of refused.slice(1)) expect(decodeBase64(text), text).toBeUndefined()
   })
+})
 
-  it("decodes a signature out of the middle of a header, of exactly the expected size", () => {
-    const signature = new Uint8Array(32).map((_, i) => i * 7)
-    const header = `v1,${encodeBase64(signature)} v1,x`
-    const out = new Uint8Array(32)
-    expect(decodeBase64Into(header, 3, 47, out)).toBe(true)
-    expect(out).toEqual(signature)
-    // Padding is optional; a missing character is not.
-    expect(decodeBase64Into(header, 3, 46, out)).toBe(true)
-    expect(decodeBase64Into(header, 3, 45, out)).toBe(false)
-    expect(decodeBase64Into(header, 3, 47, new Uint8Array(31))).toBe(false)
+describe("signature entries", () => {
+  const signature = Buffer.alloc(32, 0xab).toString("base64")
+
+  it("finds every v1 entry of signature length, skipping other versions and lengths", () => {
+    const header = `v2,${signature} v1,${signature}  v1,${signature.slice(0, -1)}\tv1a,${signature} v1,${signature}, v1,`
+    const offsets = signatureOffsets(header)
+    expect(offsets).toEqual([header.indexOf(`v1,${signature}`) + 3, header.lastIndexOf(`v1,${signature},`) + 3])
+    for (const offset of offsets) expect(header.slice(offset, offset + 44)).toBe(signature)
+    expect(signatureOffsets("")).toEqual([])
+    expect(signatureOffsets("v1,")).toEqual([])
+  })
+
+  it("matches only the exact signature, wherever the first difference is", () => {
+    const header = `v1,${signature}`
+    expect(signatureMatches(header, 3, signature)).toBe(true)
+    for (let i = 0; i < 44; i++) {
+      const changed = signature.slice(0, i) + (signature[i] === "A" ? "B" : "A") + signature.slice(i + 1)
+      expect(signatureMatches(header, 3, changed), `difference at ${i}`).toBe(false)
+    }
+    expect(signatureMatches(header, 3, signature.slice(0, 43))).toBe(false)
+  })
+})
+
+describe("UTF-8 decoding of a body", () => {
+  it("gives the same text on Node and on the Web runtime for any bytes", () => {
+    const bom = [0xef, 0xbb, 0xbf]
+    fc.assert(
+      fc.property(fc.boolean(), bytes(40), (withBom, data) => {
+        const input = Uint8Array.from(withBom ? [...bom, ...data] : data)
+        expect(nodeRuntime.decodeUtf8(input)).toBe(webRuntime.decodeUtf8(input))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("drops a byte order mark, replaces invalid sequences, and reads only the view's bytes", () => {
+    for (const runtime of [nodeRuntime, webRuntime]) {
+      expect(runtime.decodeUtf8(Uint8Array.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe("{}")
+      expect(runtime.decodeUtf8(Uint8Array.from([0x63, 0xe9, 0xff]))).toBe("c\uFFFD\uFFFD")
+      expect(runtime.decodeUtf8(Uint8Array.from([0x20, 0x61, 0x62, 0x20]).subarray(1, 3))).toBe("ab")
+    }
   })
 })
