@@ -113,6 +113,8 @@ describe("UTF-8 decoding of a body", () => {
       expect(runtime.decodeUtf8(Uint8Array.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe("{}")
       expect(runtime.decodeUtf8(Uint8Array.from([0x63, 0xe9, 0xff]))).toBe("c\uFFFD\uFFFD")
       expect(runtime.decodeUtf8(Uint8Array.from([0x20, 0x61, 0x62, 0x20]).subarray(1, 3))).toBe("ab")
+      expect(runtime.decodeUtf8(Buffer.from([0xef, 0xbb, 0xbf, 0x5b, 0x5d]))).toBe("[]")
+      expect(runtime.decodeUtf8(Buffer.from(" ab ").subarray(1, 3))).toBe("ab")
     }
   })
 })

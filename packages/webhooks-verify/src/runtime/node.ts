@@ -24,7 +24,7 @@ export const nodeRuntime: Runtime<Uint8Array> = {
   },
   randomBytes: (size) => randomBytes(size),
   decodeUtf8: (bytes) => {
-    const start = hasByteOrderMark(bytes) ? 3 : 0
-    return Buffer.from(bytes.buffer, bytes.byteOffset + start, bytes.byteLength - start).toString("utf8")
+    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return buffer.toString("utf8", hasByteOrderMark(bytes) ? 3 : 0)
   }
 }
