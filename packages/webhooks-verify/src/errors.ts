@@ -2,7 +2,7 @@
  * Every way a verification can fail, as a stable string. Branch on `code`;
  * messages are for people and may change.
  */
-export const webhookErrorCodes = [
+export const webhookErrorCodes = Object.freeze([
   "invalid_secret",
   "missing_header",
   "invalid_header",
@@ -14,12 +14,11 @@ export const webhookErrorCodes = [
   "payload_already_parsed",
   "invalid_json",
   "invalid_envelope"
-] as const
+] as const)
 
 export type WebhookErrorCode = (typeof webhookErrorCodes)[number]
 
-const isErrorLike = (value: unknown): value is { name: unknown; code: unknown } =>
-  typeof value === "object" && value !== null && value instanceof Error
+const isErrorLike = (value: unknown): value is Error & { code: unknown } => value instanceof Error
 
 /**
  * The one error this package throws (or rejects with) for a webhook that must

@@ -111,6 +111,25 @@ describe("the built files", () => {
   })
 })
 
+describe("the README", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8")
+
+  it("lists every error code, in order, and nothing else", async () => {
+    const { webhookErrorCodes } = await import("../src/node.ts")
+    const table = [...readme.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1])
+    expect(table).toEqual([...webhookErrorCodes])
+  })
+
+  it("imports only names the package exports", () => {
+    const declarations = readFileSync(join(root, "dist/esm/common.d.ts"), "utf8") + readFileSync(join(root, "dist/esm/events.d.ts"), "utf8") +
+      readFileSync(join(root, "dist/esm/node.d.ts"), "utf8")
+    const imported = [...readme.matchAll(/import \{([^}]+)\} from "@opsplatform\/webhooks-verify"/g)]
+      .flatMap((m) => m[1]!.split(",").map((name) => name.trim().replace(/^type /, "")))
+    expect(imported.length).toBeGreaterThan(10)
+    for (const name of new Set(imported)) expect(declarations, name).toMatch(new RegExp(`\\b${name}\\b`))
+  })
+})
+
 describe("the published package", () => {
   it("packs only the builds, the README, the licence and the manifest", async () => {
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root })
