@@ -40,23 +40,29 @@ export interface InvoicePayment {
   readonly source: PaymentSource
 }
 
-/** `invoice.paid` and `invoice.partially_paid`. Amounts are decimal strings. */
-export interface InvoicePaymentData {
+/** What every invoice event says about the invoice after the change. Amounts are decimal strings. */
+export interface InvoiceBalance {
   readonly invoice_id: string
+  /** The invoice number. */
   readonly number: string
   readonly currency: string
   readonly total: string
+  /** Sum of the issued credit notes reversing the invoice. */
   readonly credited_amount: string
   readonly paid_amount: string
   /** Always total - credited_amount - paid_amount, never negative. */
   readonly remaining_amount: string
-  /** e.g. PARTIALLY_PAID */
+  /** e.g. PARTIALLY_PAID; on invoice.credited, CREDITED when fully reversed. */
   readonly status: string
+  readonly contact_id: string
+  readonly organizationId: string
+}
+
+/** `invoice.paid` and `invoice.partially_paid`. */
+export interface InvoicePaymentData extends InvoiceBalance {
   readonly payment: InvoicePayment
   /** ISO 8601; null on a partial payment. */
   readonly paid_at: string | null
-  readonly contact_id: string
-  readonly organizationId: string
 }
 
 export interface InvoiceReversal {
@@ -67,38 +73,17 @@ export interface InvoiceReversal {
 }
 
 /** `invoice.payment_reversed`: the re-opened balance and the payment to undo. */
-export interface InvoicePaymentReversedData {
-  readonly invoice_id: string
-  readonly number: string
-  readonly currency: string
-  readonly total: string
-  readonly credited_amount: string
-  readonly paid_amount: string
-  readonly remaining_amount: string
-  readonly status: string
+export interface InvoicePaymentReversedData extends InvoiceBalance {
   readonly reversal: InvoiceReversal
-  readonly contact_id: string
-  readonly organizationId: string
 }
 
-/** `invoice.credited`: a credit note cancels debt; it is never a payment. */
-export interface InvoiceCreditedData {
-  /** The source invoice. */
-  readonly invoice_id: string
-  readonly number: string
-  readonly currency: string
-  readonly total: string
-  readonly credited_amount: string
-  readonly paid_amount: string
-  readonly remaining_amount: string
+/** `invoice.credited`: a credit note cancels debt; it is never a payment. `invoice_id` is the source invoice. */
+export interface InvoiceCreditedData extends InvoiceBalance {
   /** Owed back when the customer had paid more than the net total. */
   readonly refund_due: string
-  /** The source's new status; CREDITED when fully reversed. */
-  readonly status: string
   readonly fully_credited: boolean
+  /** The credit note that triggered the event. */
   readonly credit_note_id: string
-  readonly contact_id: string
-  readonly organizationId: string
 }
 
 export type FiscalChangeKind =
