@@ -5,9 +5,9 @@
  * `node:crypto` loop doing the same work, all in one process.
  *
  * On a shared machine the load changes faster than a benchmark runs, so the
- * contenders take turns in short slices (a few milliseconds each, in a
+ * contenders take turns in short slices (about BENCH_SLICE_MS each, in a
  * rotating order) and every ratio is taken between slices of the same turn.
- * A round is BENCH_SLICES turns; the table gives the median of BENCH_ROUNDS
+ * A round is BENCH_TURNS turns; the table gives the median of BENCH_ROUNDS
  * rounds, and the range of the rounds for each ratio.
  *
  *   npm run build && npx tsx benchmarks/webhooks-verify/bench.ts
@@ -19,9 +19,8 @@ import * as Verify from "@opsplatform/webhooks-verify"
 import * as Portable from "../../packages/webhooks-verify/dist/esm/index.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
-const slices = Number(process.env.BENCH_SLICES ?? 40)
-/** Calls per slice: about 5 ms of the slowest sync contender. */
-const callsPerSlice = Number(process.env.BENCH_CALLS ?? 400)
+const turnsPerRound = Number(process.env.BENCH_TURNS ?? 150)
+const sliceMs = Number(process.env.BENCH_SLICE_MS ?? 1)
 
 const secret = Verify.generateSecret()
 const retired = Verify.generateSecret()
@@ -121,15 +120,19 @@ const contenders: ReadonlyArray<Contender> = [
 
 let sink: unknown
 
+/** Calls per slice of each contender, set after the warm-up so every slice lasts about sliceMs. */
+const callsOf = new Map<string, number>()
+
 /** Nanoseconds per call over one slice. */
 const slice = async (name: string, run: (headers: Record<string, string>) => unknown, h: Record<string, string>) => {
+  const calls = callsOf.get(name) ?? 100
   const started = process.hrtime.bigint()
   if (name.includes("Async")) {
-    for (let i = 0; i < callsPerSlice; i++) sink = await run(h)
+    for (let i = 0; i < calls; i++) sink = await run(h)
   } else {
-    for (let i = 0; i < callsPerSlice; i++) sink = run(h)
+    for (let i = 0; i < calls; i++) sink = run(h)
   }
-  return Number(process.hrtime.bigint() - started) / callsPerSlice
+  return Number(process.hrtime.bigint() - started) / calls
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -144,12 +147,16 @@ const roundsOf: Array<{ ns: Map<string, number>; turns: Array<Map<string, number
 
 {
   const h = headersNow()
-  for (const [name, run] of contenders) for (let i = 0; i < 20; i++) await slice(name, run, h)
+  for (const [name, run] of contenders) {
+    const warm: Array<number> = []
+    for (let i = 0; i < 30; i++) warm.push(await slice(name, run, h))
+    callsOf.set(name, Math.max(10, Math.round((sliceMs * 1e6) / median(warm.slice(10)))))
+  }
 }
 for (let round = 0; round < rounds; round++) {
   const h = headersNow()
   const turns: Array<Map<string, number>> = []
-  for (let turn = 0; turn < slices; turn++) {
+  for (let turn = 0; turn < turnsPerRound; turn++) {
     const times = new Map<string, number>()
     for (let k = 0; k < contenders.length; k++) {
       const [name, run] = contenders[(k + turn) % contenders.length]!
@@ -168,7 +175,7 @@ const speedup = (a: string, b: string) => {
 }
 
 const format = (n: number) => Math.round(n).toLocaleString("en-US")
-console.log(`Node ${process.version}, ${rounds} rounds × ${slices} turns × ${callsPerSlice} calls, ${body.length}-byte body, two v1 entries\n`)
+console.log(`Node ${process.version}, ${rounds} rounds × ${turnsPerRound} turns × ${sliceMs} ms slices, ${body.length}-byte body, two v1 entries\n`)
 console.log("| verifier | ops/s (median of rounds) |")
 console.log("|---|---:|")
 for (const name of names) console.log(`| ${name} | ${format(median(roundsOf.map((r) => 1e9 / r.ns.get(name)!)))} |`)
