@@ -310,3 +310,49 @@ describe.each(entries)("%s entry: options", (_, api) => {
     expect(error.message).toContain("if the now option returns seconds, return milliseconds or a Date")
   })
 })
+
+describe("a real node:http request", () => {
+  it("verifies the raw body and req.headers, duplicate signature lines included", async () => {
+    const { createServer, request } = await import("node:http")
+    const verifier = entries[0][1].createVerifier(secret, { now })
+    const results: Array<{ code?: string; id?: string }> = []
+    const server = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.on("end", () => {
+        try {
+          results.push({ id: verifier.verify(Buffer.concat(chunks), req.headers).id })
+          res.writeHead(204).end()
+        } catch (error) {
+          results.push({ code: (error as { code: string }).code })
+          res.writeHead(400).end()
+        }
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as { port: number }
+    const h = signedHeaders()
+    const wrong = `v1,${referenceSignature(new Uint8Array(32).fill(2), eventId, nowSeconds, body)}`
+    const send = (payload: string, headers: Array<string>) =>
+      new Promise<number>((resolve, reject) => {
+        const framing = ["Host", `127.0.0.1:${port}`, "Content-Type", "application/json", "Content-Length", String(Buffer.byteLength(payload))]
+        const req = request({ host: "127.0.0.1", port, method: "POST", path: "/", headers: [...framing, ...headers] })
+        req.on("response", (res) => {
+          res.resume()
+          resolve(res.statusCode!)
+        })
+        req.on("error", reject)
+        req.end(payload)
+      })
+    try {
+      // Raw header lists keep the letter case and repeat webhook-signature on two lines.
+      const lines = ["Webhook-Id", h["webhook-id"], "Webhook-Timestamp", h["webhook-timestamp"], "Webhook-Signature", wrong]
+      expect(await send(body, [...lines, "Webhook-Signature", h["webhook-signature"]])).toBe(204)
+      expect(await send(body, lines)).toBe(400)
+      expect(await send(`${body}\n`, [...lines, "Webhook-Signature", h["webhook-signature"]])).toBe(400)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+    expect(results).toEqual([{ id: eventId }, { code: "no_matching_signature" }, { code: "no_matching_signature" }])
+  })
+})
