@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import {
   body,
   caught,
@@ -354,5 +354,25 @@ describe("a real node:http request", () => {
       await new Promise((resolve) => server.close(resolve))
     }
     expect(results).toEqual([{ id: eventId }, { code: "no_matching_signature" }, { code: "no_matching_signature" }])
+  })
+})
+
+describe("the portable entry under Node", () => {
+  it("verifies asynchronously on Web Crypto, importing each key once, and synchronously without it", async () => {
+    const portable = entries[1][1]
+    const sign = vi.spyOn(globalThis.crypto.subtle, "sign")
+    const importKey = vi.spyOn(globalThis.crypto.subtle, "importKey")
+    try {
+      const verifier = portable.createVerifier(secret, { now })
+      expect((await verifier.verifyAsync(body, signedHeaders())).id).toBe(eventId)
+      expect((await verifier.verifyAsync(Buffer.from(body), signedHeaders())).id).toBe(eventId)
+      expect(sign).toHaveBeenCalledTimes(2)
+      expect(importKey).toHaveBeenCalledTimes(1)
+      expect(verifier.verify(body, signedHeaders()).id).toBe(eventId)
+      expect(sign).toHaveBeenCalledTimes(2)
+    } finally {
+      sign.mockRestore()
+      importKey.mockRestore()
+    }
   })
 })
