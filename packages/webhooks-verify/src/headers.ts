@@ -11,7 +11,7 @@ export type WebhookHeaders =
   | { readonly [name: string]: string | ReadonlyArray<string> | undefined | null }
 
 /** The three signed headers, as received. */
-export interface SignedHeaders {
+export interface SignedHeaderValues {
   readonly id: string
   readonly timestamp: string
   readonly signature: string
@@ -60,7 +60,7 @@ const missingHint = (headers: object): string => {
   return ""
 }
 
-export const readSignedHeaders = (headers: unknown): SignedHeaders => {
+export const readSignedHeaders = (headers: unknown): SignedHeaderValues => {
   if (typeof headers !== "object" || headers === null) {
     return fail("missing_header", "No headers were given: pass the request's headers (e.g. req.headers or request.headers).")
   }

@@ -80,7 +80,7 @@ interface Signed extends VerifiedSignature {
   readonly message: string | Uint8Array
 }
 
-/** The checks that come before any hashing, cheapest first. */
+/** A delivery whose headers and timestamp passed, before any hashing. */
 interface Pending extends Signed {
   readonly prefix: string
   readonly header: string
