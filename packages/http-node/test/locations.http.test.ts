@@ -102,5 +102,20 @@ for (const db of testDatabases()) {
       expect(dup.status).toBe(409)
       expect(dup.json.error.code).toBe("conflict")
     })
+
+    it("refuses a NUL character in a string as the caller's mistake, and keeps an escaped backslash-u as text", async () => {
+      const nul = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"Depot\\u0000North"}'
+      })
+      expect(nul.status).toBe(400)
+      expect(nul.json.error).toMatchObject({ code: "validation_failed", details: [{ field: "body" }] })
+      const literal = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"Depot \\\\u0000 North"}'
+      })
+      expect(literal.status).toBe(201)
+      expect(literal.json.data.name).toBe("Depot \\u0000 North")
+    })
   })
 }
