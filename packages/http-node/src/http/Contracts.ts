@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Contracts, Pagination } from "@opsplatform/core"
+import { Contracts } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
-import { currentTenant, ok, okPage } from "../api/envelope.ts"
-import { domain } from "../api/errors.ts"
+import { listForTenant, withTenant } from "./respond.ts"
 
 export const ContractsHandlers = HttpApiBuilder.group(
   Api,
@@ -12,15 +11,12 @@ export const ContractsHandlers = HttpApiBuilder.group(
     const contracts = yield* Contracts.Contracts
     return handlers
       .handle("list", ({ query }) =>
-        domain(Effect.gen(function*() {
-          const tenant = yield* currentTenant
-          return okPage(yield* contracts.list(tenant, yield* Pagination.pageRequest(query)))
-        })))
+        listForTenant(query, (tenant, _filter, page) => contracts.list(tenant, page)))
       .handle("get", ({ params }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => contracts.get(tenant, params.id)).pipe(Effect.map(ok))))
+        withTenant((tenant) => contracts.get(tenant, params.id)))
       .handle("create", ({ payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => contracts.create(tenant, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => contracts.create(tenant, payload)))
       .handle("update", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => contracts.update(tenant, params.id, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => contracts.update(tenant, params.id, payload)))
   })
 )

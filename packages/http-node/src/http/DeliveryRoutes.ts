@@ -1,14 +1,9 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { CostComparisons, CostingSettings, Pagination, RateLimiter, Routes, type Tenant } from "@opsplatform/core"
+import { CostComparisons, CostingSettings, RateLimiter, Routes } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
-import { currentTenant, ok, okPage } from "../api/envelope.ts"
-import { domain } from "../api/errors.ts"
 import { HeavyTier, heavyTier } from "../api/rateLimit.ts"
-
-/** Runs a core call for the caller's tenant and answers its result in the envelope. */
-const withTenant = <A, E, R>(f: (tenant: Tenant.Tenant) => Effect.Effect<A, E, R>) =>
-  domain(Effect.flatMap(currentTenant, f).pipe(Effect.map(ok)))
+import { listForTenant, withTenant } from "./respond.ts"
 
 export const DeliveryRoutesHandlers = HttpApiBuilder.group(
   Api,
@@ -20,12 +15,7 @@ export const DeliveryRoutesHandlers = HttpApiBuilder.group(
     const tier = yield* HeavyTier
     return handlers
       .handle("list", ({ query }) =>
-        domain(Effect.gen(function*() {
-          const tenant = yield* currentTenant
-          const { cursor, page, perPage, ...filter } = query
-          const request = yield* Pagination.pageRequest({ cursor, page, perPage })
-          return okPage(yield* routes.list(tenant, filter, request))
-        })))
+        listForTenant(query, (tenant, filter, page) => routes.list(tenant, filter, page)))
       .handle("create", ({ payload }) => withTenant((t) => routes.create(t, payload)))
       .handle("get", ({ params }) => withTenant((t) => routes.get(t, params.id)))
       .handle("update", ({ params, payload }) => withTenant((t) => routes.update(t, params.id, payload)))

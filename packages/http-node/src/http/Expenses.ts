@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Expenses, Pagination } from "@opsplatform/core"
+import { Expenses } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
-import { currentTenant, ok, okPage } from "../api/envelope.ts"
-import { domain } from "../api/errors.ts"
+import { listForTenant, withTenant } from "./respond.ts"
 
 export const ExpensesHandlers = HttpApiBuilder.group(
   Api,
@@ -12,17 +11,12 @@ export const ExpensesHandlers = HttpApiBuilder.group(
     const expenses = yield* Expenses.Expenses
     return handlers
       .handle("list", ({ query }) =>
-        domain(Effect.gen(function*() {
-          const tenant = yield* currentTenant
-          const { cursor, page, perPage, ...filter } = query
-          const request = yield* Pagination.pageRequest({ cursor, page, perPage })
-          return okPage(yield* expenses.list(tenant, filter, request))
-        })))
+        listForTenant(query, (tenant, filter, page) => expenses.list(tenant, filter, page)))
       .handle("get", ({ params }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => expenses.get(tenant, params.id)).pipe(Effect.map(ok))))
+        withTenant((tenant) => expenses.get(tenant, params.id)))
       .handle("create", ({ payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => expenses.create(tenant, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => expenses.create(tenant, payload)))
       .handle("update", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => expenses.update(tenant, params.id, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => expenses.update(tenant, params.id, payload)))
   })
 )

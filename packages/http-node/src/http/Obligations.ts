@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Obligations, Pagination } from "@opsplatform/core"
+import { Obligations } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
-import { currentTenant, ok, okPage } from "../api/envelope.ts"
-import { domain } from "../api/errors.ts"
+import { listForTenant, withTenant } from "./respond.ts"
 
 export const ObligationsHandlers = HttpApiBuilder.group(
   Api,
@@ -12,23 +11,18 @@ export const ObligationsHandlers = HttpApiBuilder.group(
     const obligations = yield* Obligations.Obligations
     return handlers
       .handle("list", ({ query }) =>
-        domain(Effect.gen(function*() {
-          const tenant = yield* currentTenant
-          const { cursor, page, perPage, ...filter } = query
-          const request = yield* Pagination.pageRequest({ cursor, page, perPage })
-          return okPage(yield* obligations.list(tenant, filter, request))
-        })))
+        listForTenant(query, (tenant, filter, page) => obligations.list(tenant, filter, page)))
       .handle("get", ({ params }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.get(tenant, params.id)).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.get(tenant, params.id)))
       .handle("create", ({ payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.create(tenant, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.create(tenant, payload)))
       .handle("update", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.update(tenant, params.id, payload)).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.update(tenant, params.id, payload)))
       .handle("complete", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.complete(tenant, params.id, payload ?? {})).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.complete(tenant, params.id, payload ?? {})))
       .handle("reopen", ({ params }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.reopen(tenant, params.id)).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.reopen(tenant, params.id)))
       .handle("cancel", ({ params }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => obligations.cancel(tenant, params.id)).pipe(Effect.map(ok))))
+        withTenant((tenant) => obligations.cancel(tenant, params.id)))
   })
 )

@@ -2,8 +2,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { OrganizationSettings, Tenancy } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
-import { currentTenant, ok } from "../api/envelope.ts"
-import { domain } from "../api/errors.ts"
+import { withTenant } from "./respond.ts"
 
 export const OrganizationHandlers = HttpApiBuilder.group(
   Api,
@@ -12,11 +11,8 @@ export const OrganizationHandlers = HttpApiBuilder.group(
     const tenancy = yield* Tenancy.Tenancy
     return handlers
       .handle("get", () =>
-        domain(Effect.flatMap(currentTenant, (t) => tenancy.getOrganization(t.organizationId)).pipe(Effect.map(ok))))
+        withTenant((t) => tenancy.getOrganization(t.organizationId)))
       .handle("update", ({ payload }) =>
-        domain(Effect.flatMap(currentTenant, (t) => OrganizationSettings.changeSettings(t, payload)).pipe(
-          Effect.map(ok),
-          Effect.provideService(Tenancy.Tenancy, tenancy)
-        )))
+        withTenant((t) => OrganizationSettings.changeSettings(t, payload)).pipe(Effect.provideService(Tenancy.Tenancy, tenancy)))
   })
 )
