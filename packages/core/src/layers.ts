@@ -8,6 +8,11 @@ import { ExpenseRepo } from "./expenses/ExpenseRepo.ts"
 import { Expenses } from "./expenses/Expenses.ts"
 import { LocationRepo } from "./locations/LocationRepo.ts"
 import { Locations } from "./locations/Locations.ts"
+import { OAuthAppRepo } from "./oauth/OAuthAppRepo.ts"
+import { OAuthApps } from "./oauth/OAuthApps.ts"
+import { OAuthGrantRepo } from "./oauth/OAuthGrantRepo.ts"
+import { OAuthServer } from "./oauth/OAuthServer.ts"
+import { OAuthSessionRepo } from "./oauth/OAuthSessionRepo.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -26,6 +31,9 @@ export type StoragePorts =
   | Outbox
   | Transactor
   | IdempotencyRepo
+  | OAuthAppRepo
+  | OAuthGrantRepo
+  | OAuthSessionRepo
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -34,11 +42,15 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   ExpenseRepo.layerSql,
   Outbox.layerSql,
   Transactor.layerSql,
-  IdempotencyRepo.layerSql
+  IdempotencyRepo.layerSql,
+  OAuthAppRepo.layerSql,
+  OAuthGrantRepo.layerSql,
+  OAuthSessionRepo.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer).pipe(
+export const Services = Layer.mergeAll(OAuthApps.layer, OAuthServer.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer)),
   Layer.provideMerge(Tenancy.layer)
 )
 

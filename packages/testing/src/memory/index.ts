@@ -3,10 +3,12 @@ import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
 import { CoreLayers, Ids, Secrets } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
+import { OAuthAppRepoMemory, OAuthGrantRepoMemory, OAuthSessionRepoMemory } from "./oauth.ts"
 import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./idempotency.ts"
+export * from "./oauth.ts"
 export * from "./repos.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
@@ -17,6 +19,9 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   ExpenseRepoMemory,
   OutboxMemory,
   IdempotencyRepoMemory,
+  OAuthAppRepoMemory,
+  OAuthGrantRepoMemory,
+  OAuthSessionRepoMemory,
   MemoryStore.transactor
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
