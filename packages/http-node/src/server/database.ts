@@ -11,6 +11,15 @@ import * as path from "node:path"
 /** How many connections the embedded server accepts; the client pool stays within it. */
 const EMBEDDED_CONNECTIONS = 4
 
+/**
+ * The client pool on the embedded database holds one connection. PGlite is a
+ * single session and its socket server interleaves the protocol messages of
+ * concurrent connections outside a transaction, so two connections can clobber
+ * each other's unnamed portal ("portal does not exist"). One connection makes
+ * every statement and transaction take its turn, which is what PGlite does anyway.
+ */
+const EMBEDDED_POOL = 1
+
 export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
   | { readonly _tag: "Embedded"; readonly dataDir: string }
@@ -114,7 +123,7 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
               port,
               username: "postgres",
               database: "postgres",
-              maxConnections: EMBEDDED_CONNECTIONS,
+              maxConnections: EMBEDDED_POOL,
               applicationName: "opsplatform"
             })
         )

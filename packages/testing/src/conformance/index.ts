@@ -2,6 +2,7 @@ export * from "./credentials.ts"
 export * from "./expenses.ts"
 export * from "./idempotency.ts"
 export * from "./locations.ts"
+export * from "./oauth.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
@@ -13,6 +14,7 @@ import { credentialRepoConformance } from "./credentials.ts"
 import { expenseRepoConformance } from "./expenses.ts"
 import { idempotencyRepoConformance } from "./idempotency.ts"
 import { locationRepoConformance } from "./locations.ts"
+import { oauthRepoConformance } from "./oauth.ts"
 import { tenancyRepoConformance } from "./tenancy.ts"
 import { transactorConformance } from "./transactions.ts"
 
@@ -28,4 +30,5 @@ export const storageConformance = (
   expenseRepoConformance(name, storage)
   transactorConformance(name, storage, countEvents)
   idempotencyRepoConformance(name, storage)
+  oauthRepoConformance(name, storage)
 }
