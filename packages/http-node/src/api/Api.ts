@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AppsApi } from "./Apps.ts"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
 import { Idempotency } from "./idempotency.ts"
@@ -24,6 +25,7 @@ const scopesIntoSecurity = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("opsplatform")
   .add(LocationsApi)
   .add(ExpensesApi)
+  .add(AppsApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

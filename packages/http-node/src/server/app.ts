@@ -8,8 +8,10 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { AppsHandlers } from "../http/Apps.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
+import { OAuthRoutes } from "../oauth/routes.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
@@ -55,7 +57,7 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
 }))
 
-const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
+const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers, AppsHandlers)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter
@@ -65,12 +67,13 @@ type AppRoutesRequire =
   | HttpPlatform.HttpPlatform
   | Path.Path
 
-/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks. */
+/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks, OAuth. */
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
     Layer.provide(ApiHandlers),
     Layer.provide([AuthenticationLive, SchemaErrorsLive, IdempotencyLive])
   ),
   HttpApiSwagger.layer(Api, { path: "/docs" }),
-  SystemRoutes
+  SystemRoutes,
+  OAuthRoutes
 )
