@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { Digest, type Kdf, type SecureRandom } from "effect/crypto"
+import { Digest, type Kdf, Mac, type SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
 import { tokenPrefixes } from "../auth/model.ts"
 import { constantTimeEqualStrings, generateToken, hashLowEntropy, hashToken, verifyLowEntropy } from "../auth/secrets.ts"
@@ -23,6 +23,7 @@ import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
 import { OAuthSessionRepo } from "./OAuthSessionRepo.ts"
 import { grantRevoker } from "./revocation.ts"
 import {
+  base64Url,
   chooseInstallation,
   codeState,
   formatScopes,
@@ -52,7 +53,11 @@ export interface AuthorizationRedirect {
   readonly params: ReadonlyArray<readonly [string, string]>
 }
 
-/** What the consent page shows for a pending request; `csrf` is the token its form must send back. */
+/**
+ * What the consent page shows for a pending request. `csrf` is the token its
+ * form must send back: an HMAC of the request handle under the browser's
+ * session token, so only a page served to that browser can know it.
+ */
 export interface InteractionView {
   readonly pending: PendingAuthorization
   readonly app: StoredApp
@@ -159,6 +164,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
     | Transactor
     | Digest.Digest
     | Kdf.Kdf
+    | Mac.Mac
     | SecureRandom.SecureRandom
   > = Layer.effect(
     OAuthServer,
@@ -171,8 +177,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
       const ids = yield* Ids
       const tx = yield* Transactor
       const revokeGrants = grantRevoker(grants, credentials, tx)
-      const crypto = yield* Effect.context<Digest.Digest | Kdf.Kdf | SecureRandom.SecureRandom>()
-      const withCrypto = <A, E>(eff: Effect.Effect<A, E, Digest.Digest | Kdf.Kdf | SecureRandom.SecureRandom>) =>
+      const crypto = yield* Effect.context<Digest.Digest | Kdf.Kdf | Mac.Mac | SecureRandom.SecureRandom>()
+      const withCrypto = <A, E>(eff: Effect.Effect<A, E, Digest.Digest | Kdf.Kdf | Mac.Mac | SecureRandom.SecureRandom>) =>
         Effect.provideContext(eff, crypto)
       const hash = (value: string) => withCrypto(hashToken(value))
       const random = withCrypto(generateToken(""))
@@ -282,13 +288,24 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         }
         const app = yield* apps.findAppById(pending.app_id)
         if (Option.isNone(app)) return yield* refused("The app of this authorization request no longer exists.")
-        return { pending, session: session.value, app: app.value }
+        return { pending, session: session.value, sessionToken: sessionToken!, app: app.value }
       })
 
-      const checkCsrf = (pending: PendingAuthorization, csrf: string) =>
+      const encoder = new TextEncoder()
+      const csrfFor = (sessionToken: string, handle: string) =>
+        withCrypto(Effect.gen(function*() {
+          const mac = yield* Mac.Mac
+          const key = yield* Mac.key(Mac.hmacSha256, encoder.encode(sessionToken))
+          return base64Url(yield* mac.sign(key, encoder.encode(`consent-form:${handle}`)))
+        })).pipe(Effect.orDie)
+
+      const checkCsrf = (sessionToken: string, handle: string, csrf: string) =>
         Effect.flatMap(
-          csrf.length > 0 && csrf.length <= MAX_TOKEN_LENGTH ? matchesHash(pending.csrf_hash, csrf) : Effect.succeed(false),
-          (ok) => ok ? Effect.void : refused("The form was not sent by this page or has expired. Reload the page and try again.", 403)
+          csrfFor(sessionToken, handle),
+          (expected) =>
+            csrf.length > 0 && constantTimeEqualStrings(expected, csrf)
+              ? Effect.void
+              : refused("The form was not sent by this page or has expired. Reload the page and try again.", 403)
         )
 
       const newSession = (userId: string | null, nowMs: number) =>
@@ -382,7 +399,6 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             scopes: request.scopes,
             state: request.state ?? null,
             code_challenge: request.codeChallenge,
-            csrf_hash: null,
             created_at: iso(nowMs),
             expires_at: iso(nowMs + l.pendingSeconds * 1000)
           })
@@ -390,9 +406,9 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         }),
 
         viewInteraction: Effect.fn("OAuthServer.viewInteraction")(function*(handle, sessionToken) {
-          const { app, pending, session } = yield* loadInteraction(handle, sessionToken)
-          const csrf = yield* random
-          yield* sessions.setPendingCsrf(pending.id, yield* hash(csrf))
+          const loaded = yield* loadInteraction(handle, sessionToken)
+          const { app, pending, session } = loaded
+          const csrf = yield* csrfFor(loaded.sessionToken, handle)
           let user: User | null = null
           let organizations: ReadonlyArray<Organization> = []
           if (session.user_id !== null) {
@@ -403,8 +419,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         }),
 
         signIn: Effect.fn("OAuthServer.signIn")(function*(input) {
-          const { pending, session } = yield* loadInteraction(input.handle, input.sessionToken)
-          yield* checkCsrf(pending, input.csrf)
+          const { session, sessionToken } = yield* loadInteraction(input.handle, input.sessionToken)
+          yield* checkCsrf(sessionToken, input.handle, input.csrf)
           const user = input.email.length > 254 ? Option.none() : yield* tenancy.findUserByEmail(input.email.trim())
           const stored = Option.match(user, { onNone: () => null, onSome: (u) => u.password_hash })
           const password = input.password.slice(0, 200)
@@ -418,8 +434,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         }),
 
         decide: Effect.fn("OAuthServer.decide")(function*(input) {
-          const { pending, session } = yield* loadInteraction(input.handle, input.sessionToken)
-          yield* checkCsrf(pending, input.csrf)
+          const { pending, session, sessionToken } = yield* loadInteraction(input.handle, input.sessionToken)
+          yield* checkCsrf(sessionToken, input.handle, input.csrf)
           const state: ReadonlyArray<readonly [string, string]> = pending.state === null ? [] : [["state", pending.state]]
           const taken = (effect: Effect.Effect<AuthorizationRedirect, InteractionRefused>) =>
             tx.withTransaction(Effect.gen(function*() {

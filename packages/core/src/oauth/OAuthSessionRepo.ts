@@ -7,7 +7,7 @@ import type { BrowserSession, PendingAuthorization } from "./model.ts"
 /**
  * Storage port for the consent page: browser sessions and the authorize
  * requests waiting for their browser to sign in and decide. Only hashes of the
- * session token, the request handle and the CSRF token are kept.
+ * session token and the request handle are kept.
  */
 export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
   readonly insertSession: (session: BrowserSession) => Effect.Effect<void>
@@ -16,7 +16,6 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
   readonly signInSession: (id: string, tokenHash: string, userId: string, expiresAt: string) => Effect.Effect<void>
   readonly insertPending: (pending: PendingAuthorization) => Effect.Effect<void>
   readonly findPendingByHash: (handleHash: string) => Effect.Effect<Option.Option<PendingAuthorization>>
-  readonly setPendingCsrf: (id: string, csrfHash: string) => Effect.Effect<void>
   /** Removes and returns the pending request; None when it was already decided. */
   readonly takePending: (id: string) => Effect.Effect<Option.Option<PendingAuthorization>>
   /** Deletes expired sessions and pending requests; returns how many rows went. */
@@ -43,7 +42,6 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
         scopes: String(r.scopes).split(" ").filter((s) => s !== ""),
         state: r.state,
         code_challenge: r.code_challenge,
-        csrf_hash: r.csrf_hash,
         created_at: toIso(r.created_at),
         expires_at: toIso(r.expires_at)
       })
@@ -58,15 +56,13 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
             WHERE id = ${id}`).pipe(Effect.asVoid),
         insertPending: (p) =>
           orDie(sql`INSERT INTO oauth_pending_authorizations (id, handle_hash, session_id, app_id, redirect_uri, scopes,
-              state, code_challenge, csrf_hash, created_at, expires_at)
+              state, code_challenge, created_at, expires_at)
             VALUES (${p.id}, ${p.handle_hash}, ${p.session_id}, ${p.app_id}, ${p.redirect_uri}, ${p.scopes.join(" ")},
-              ${p.state}, ${p.code_challenge}, ${p.csrf_hash}, ${p.created_at}, ${p.expires_at})`).pipe(Effect.asVoid),
+              ${p.state}, ${p.code_challenge}, ${p.created_at}, ${p.expires_at})`).pipe(Effect.asVoid),
         findPendingByHash: (hash) =>
           orDie(sql`SELECT * FROM oauth_pending_authorizations WHERE handle_hash = ${hash}`).pipe(
             Effect.map(one(toPending))
           ),
-        setPendingCsrf: (id, hash) =>
-          orDie(sql`UPDATE oauth_pending_authorizations SET csrf_hash = ${hash} WHERE id = ${id}`).pipe(Effect.asVoid),
         takePending: (id) =>
           orDie(sql`DELETE FROM oauth_pending_authorizations WHERE id = ${id} RETURNING *`).pipe(
             Effect.map(one(toPending))

@@ -174,7 +174,6 @@ export interface PendingAuthorization {
   readonly scopes: ReadonlyArray<string>
   readonly state: string | null
   readonly code_challenge: string
-  readonly csrf_hash: string | null
   readonly created_at: string
   readonly expires_at: string
 }

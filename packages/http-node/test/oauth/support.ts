@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import * as http from "node:http"
 import * as oauth from "oauth4webapi"
 import { OAuthApps, type OAuthModel } from "@opsplatform/core"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
@@ -151,4 +152,20 @@ export const postForm = async (
     json = undefined
   }
   return { status: response.status, headers: response.headers, json, text }
+}
+
+/** The app's side of the redirect: a loopback HTTP server that records every callback it receives. */
+export const startCallbackReceiver = async () => {
+  const received: Array<URL> = []
+  const server = http.createServer((req, res) => {
+    received.push(new URL(req.url ?? "/", "http://127.0.0.1"))
+    res.writeHead(200, { "content-type": "text/html" }).end("<p>back at the app</p>")
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  return {
+    callback: `http://127.0.0.1:${port}/callback`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
 }

@@ -324,15 +324,12 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
             scopes: ["locations:read"],
             state: "xyz",
             code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            csrf_hash: null,
             created_at: t0!,
             expires_at: t1!
           }
           yield* sessions.insertPending(pending)
-          yield* sessions.setPendingCsrf(pending.id, "h-csrf")
-          const withCsrf = { ...pending, csrf_hash: "h-csrf" }
-          assert.deepStrictEqual(yield* sessions.findPendingByHash(pending.handle_hash), Option.some(withCsrf))
-          assert.deepStrictEqual(yield* sessions.takePending(pending.id), Option.some(withCsrf))
+          assert.deepStrictEqual(yield* sessions.findPendingByHash(pending.handle_hash), Option.some(pending))
+          assert.deepStrictEqual(yield* sessions.takePending(pending.id), Option.some(pending))
           assert.isTrue(Option.isNone(yield* sessions.takePending(pending.id)))
         }))
 
@@ -358,7 +355,6 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
               scopes: ["locations:read"],
               state: null,
               code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-              csrf_hash: null,
               created_at: past,
               expires_at: expires
             }))

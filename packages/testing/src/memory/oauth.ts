@@ -158,11 +158,6 @@ export const OAuthSessionRepoMemory: Layer.Layer<OAuthSessionRepo, never, Memory
         }),
       insertPending: (p) => Effect.sync(() => void pending.set(p.id, p)),
       findPendingByHash: (hash) => Effect.sync(() => found([...pending.values()].find((p) => p.handle_hash === hash))),
-      setPendingCsrf: (id, hash) =>
-        Effect.sync(() => {
-          const p = pending.get(id)
-          if (p) pending.set(id, { ...p, csrf_hash: hash })
-        }),
       takePending: (id) =>
         Effect.sync(() => {
           const p = found(pending.get(id))

@@ -96,7 +96,6 @@ export default Effect.gen(function*() {
     scopes text NOT NULL,
     state text,
     code_challenge text NOT NULL,
-    csrf_hash text,
     created_at timestamptz NOT NULL,
     expires_at timestamptz NOT NULL
   )`
