@@ -1,5 +1,5 @@
 import { constantTimeEqualStrings } from "../auth/secrets.ts"
-import { isScope } from "../auth/scopes.ts"
+import { isScope, parseScopes } from "../auth/scopes.ts"
 import type { Environment } from "../shared/tenant.ts"
 import type { AppType, AuthorizationCode, Grant, GrantType, RefreshToken, StoredInstallation } from "./model.ts"
 
@@ -76,19 +76,15 @@ export const pkceMatches = (challenge: string, verifierDigest: Uint8Array): bool
 
 // ---------------------------------------------------------------- scopes
 
-/** A space-separated OAuth scope parameter (RFC 6749 §3.3): known scopes in order, duplicates dropped. */
+/**
+ * A scope parameter (RFC 6749 §3.3): scope tokens separated by spaces. Known
+ * scopes come back in order without duplicates; a value with any character a
+ * scope token or separator may not hold is unknown as a whole.
+ */
 export const parseScopeParameter = (
   value: string
-): { readonly scopes: ReadonlyArray<string>; readonly unknown: ReadonlyArray<string> } => {
-  const scopes: Array<string> = []
-  const unknown: Array<string> = []
-  for (const s of value.split(" ")) {
-    if (s === "") continue
-    if (!isScope(s)) unknown.push(s)
-    else if (!scopes.includes(s)) scopes.push(s)
-  }
-  return { scopes, unknown }
-}
+): { readonly scopes: ReadonlyArray<string>; readonly unknown: ReadonlyArray<string> } =>
+  /[^\x20\x21\x23-\x5b\x5d-\x7e]/.test(value) ? { scopes: [], unknown: [value] } : parseScopes(value)
 
 /** The requested scopes that `allowed` does not contain (empty: the request is a subset). */
 export const scopesOutside = (requested: ReadonlyArray<string>, allowed: ReadonlyArray<string>): ReadonlyArray<string> =>
