@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
-import { Credentials, OAuthApps, OAuthServer } from "@opsplatform/core"
+import { Credentials, OAuthApps, OAuthServer, OAuthSessionRepo, Secrets } from "@opsplatform/core"
 import { makeFixture, MemoryCore } from "@opsplatform/testing"
 
 const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -113,6 +113,18 @@ describe("OAuth services on memory storage", () => {
         yield* TestClock.adjust("11 minutes")
         const late = yield* Effect.flip(s.server.viewInteraction(started.handle, started.newSessionToken))
         assert.match(late.reason, /expired/)
+        // The next request sweeps expired requests, and sessions once they expire too.
+        const repo = yield* OAuthSessionRepo.OAuthSessionRepo
+        const handleHash = yield* Secrets.hashToken(started.handle)
+        const sessionHash = yield* Secrets.hashToken(started.newSessionToken!)
+        const start = () =>
+          s.server.startInteraction(undefined, { app: s.stored, redirectUri: CALLBACK, scopes: ["locations:read"], state: undefined, codeChallenge: challenge })
+        yield* start()
+        assert.isTrue((yield* repo.findPendingByHash(handleHash))._tag === "None")
+        assert.isTrue((yield* repo.findSessionByHash(sessionHash))._tag === "Some")
+        yield* TestClock.adjust("12 hours")
+        yield* start()
+        assert.isTrue((yield* repo.findSessionByHash(sessionHash))._tag === "None")
       }))
 
     it.effect("client_credentials issues within the installation; uninstalling revokes it", () =>

@@ -381,6 +381,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         startInteraction: Effect.fn("OAuthServer.startInteraction")(function*(sessionToken, request) {
           const nowMs = yield* now
           const l = yield* lifetimes
+          // Each new request sweeps the expired ones (and expired sessions) away, so neither piles up.
+          yield* sessions.purgeExpired(iso(nowMs))
           const existing = sessionToken === undefined || sessionToken.length > MAX_TOKEN_LENGTH
             ? Option.none<BrowserSession>()
             : Option.filter(
