@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
-import { orDie, uniqueAsConflict } from "../shared/sql.ts"
+import { firstRow, orDie, spaceSeparated, uniqueAsConflict } from "../shared/sql.ts"
 import { keysetPage } from "../shared/sqlPage.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { toIso, toIsoOrNull } from "../shared/time.ts"
@@ -39,7 +39,6 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const conflicts = uniqueAsConflict(appConflicts)
-      const words = (value: unknown) => String(value).split(" ").filter((s) => s !== "")
       const toApp = (r: any): StoredApp => ({
         id: r.id,
         client_id: r.client_id,
@@ -48,8 +47,8 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
         name: r.name,
         type: r.type,
         redirect_uris: typeof r.redirect_uris === "string" ? JSON.parse(r.redirect_uris) : r.redirect_uris,
-        scopes: words(r.scopes),
-        grant_types: words(r.grant_types) as Array<GrantType>,
+        scopes: spaceSeparated(r.scopes),
+        grant_types: spaceSeparated(r.grant_types) as Array<GrantType>,
         secret_hash: r.secret_hash,
         secret_prefix: r.secret_prefix,
         secret_rotated_at: toIsoOrNull(r.secret_rotated_at),
@@ -61,10 +60,9 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
         app_id: r.app_id,
         organization_id: r.organization_id,
         environment: r.environment,
-        scopes: words(r.scopes),
+        scopes: spaceSeparated(r.scopes),
         created_at: toIso(r.created_at)
       })
-      const one = <A>(f: (r: any) => A) => (rows: ReadonlyArray<any>) => Option.map(Option.fromNullishOr(rows[0]), f)
       const tenantIs = (t: Tenant) => sql`organization_id = ${t.organizationId} AND environment = ${t.environment}`
 
       return OAuthAppRepo.of({
@@ -82,10 +80,10 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
               secret_prefix = ${a.secret_prefix}, secret_rotated_at = ${a.secret_rotated_at}, updated_at = ${a.updated_at}
             WHERE id = ${a.id}`).pipe(Effect.asVoid),
         findOwnedApp: (owner, id) =>
-          orDie(sql`SELECT * FROM oauth_apps WHERE id = ${id} AND ${tenantIs(owner)}`).pipe(Effect.map(one(toApp))),
-        findAppById: (id) => orDie(sql`SELECT * FROM oauth_apps WHERE id = ${id}`).pipe(Effect.map(one(toApp))),
+          orDie(sql`SELECT * FROM oauth_apps WHERE id = ${id} AND ${tenantIs(owner)}`).pipe(Effect.map(firstRow(toApp))),
+        findAppById: (id) => orDie(sql`SELECT * FROM oauth_apps WHERE id = ${id}`).pipe(Effect.map(firstRow(toApp))),
         findAppByClientId: (clientId) =>
-          orDie(sql`SELECT * FROM oauth_apps WHERE client_id = ${clientId}`).pipe(Effect.map(one(toApp))),
+          orDie(sql`SELECT * FROM oauth_apps WHERE client_id = ${clientId}`).pipe(Effect.map(firstRow(toApp))),
         findAppsByIds: (ids) =>
           ids.length === 0
             ? Effect.succeed([])
@@ -99,7 +97,7 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
               ${i.created_at})`).pipe(Effect.asVoid),
         findInstallation: (tenant, id) =>
           orDie(sql`SELECT * FROM oauth_installations WHERE id = ${id} AND ${tenantIs(tenant)}`).pipe(
-            Effect.map(one(toInstallation))
+            Effect.map(firstRow(toInstallation))
           ),
         listInstallations: (tenant, page) =>
           keysetPage(sql, { table: "oauth_installations", where: tenantIs(tenant), page, decode: toInstallation }),
@@ -109,7 +107,7 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, {
           ),
         deleteInstallation: (tenant, id) =>
           orDie(sql`DELETE FROM oauth_installations WHERE id = ${id} AND ${tenantIs(tenant)} RETURNING *`).pipe(
-            Effect.map(one(toInstallation))
+            Effect.map(firstRow(toInstallation))
           )
       })
     })

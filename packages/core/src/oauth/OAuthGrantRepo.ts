@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { orDie } from "../shared/sql.ts"
+import { firstRow, orDie, spaceSeparated } from "../shared/sql.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { toIso, toIsoOrNull } from "../shared/time.ts"
 import type { AuthorizationCode, Grant, RefreshToken } from "./model.ts"
@@ -33,8 +33,6 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
     OAuthGrantRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const words = (value: unknown) => String(value).split(" ").filter((s) => s !== "")
-      const one = <A>(f: (r: any) => A) => (rows: ReadonlyArray<any>) => Option.map(Option.fromNullishOr(rows[0]), f)
       const toGrant = (r: any): Grant => ({
         id: r.id,
         app_id: r.app_id,
@@ -43,7 +41,7 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
         environment: r.environment,
         user_id: r.user_id,
         installation_id: r.installation_id,
-        scopes: words(r.scopes),
+        scopes: spaceSeparated(r.scopes),
         created_at: toIso(r.created_at),
         refresh_until: toIsoOrNull(r.refresh_until),
         revoked_at: toIsoOrNull(r.revoked_at)
@@ -58,7 +56,7 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
         user_id: r.user_id,
         redirect_uri: r.redirect_uri,
         code_challenge: r.code_challenge,
-        scopes: words(r.scopes),
+        scopes: spaceSeparated(r.scopes),
         created_at: toIso(r.created_at),
         expires_at: toIso(r.expires_at),
         used_at: toIsoOrNull(r.used_at)
@@ -83,7 +81,7 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
               ${g.installation_id}, ${g.scopes.join(" ")}, ${g.created_at}, ${g.refresh_until}, ${g.revoked_at})`).pipe(
             Effect.asVoid
           ),
-        findGrant: (id) => orDie(sql`SELECT * FROM oauth_grants WHERE id = ${id}`).pipe(Effect.map(one(toGrant))),
+        findGrant: (id) => orDie(sql`SELECT * FROM oauth_grants WHERE id = ${id}`).pipe(Effect.map(firstRow(toGrant))),
         revokeGrant: (id, at) =>
           orDie(Effect.gen(function*() {
             const rows = yield* sql`UPDATE oauth_grants SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL
@@ -105,10 +103,10 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
               ${c.user_id}, ${c.redirect_uri}, ${c.code_challenge}, ${c.scopes.join(" ")}, ${c.created_at},
               ${c.expires_at}, ${c.used_at})`).pipe(Effect.asVoid),
         findCodeByHash: (hash) =>
-          orDie(sql`SELECT * FROM oauth_codes WHERE code_hash = ${hash}`).pipe(Effect.map(one(toCode))),
+          orDie(sql`SELECT * FROM oauth_codes WHERE code_hash = ${hash}`).pipe(Effect.map(firstRow(toCode))),
         consumeCode: (id, at) =>
           orDie(sql`UPDATE oauth_codes SET used_at = ${at} WHERE id = ${id} AND used_at IS NULL RETURNING *`).pipe(
-            Effect.map(one(toCode))
+            Effect.map(firstRow(toCode))
           ),
         insertRefreshToken: (t) =>
           orDie(sql`INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, app_id, parent_id, created_at,
@@ -116,10 +114,10 @@ export class OAuthGrantRepo extends Context.Service<OAuthGrantRepo, {
             VALUES (${t.id}, ${t.token_hash}, ${t.grant_id}, ${t.app_id}, ${t.parent_id}, ${t.created_at},
               ${t.expires_at}, ${t.used_at}, ${t.revoked_at})`).pipe(Effect.asVoid),
         findRefreshTokenByHash: (hash) =>
-          orDie(sql`SELECT * FROM oauth_refresh_tokens WHERE token_hash = ${hash}`).pipe(Effect.map(one(toRefresh))),
+          orDie(sql`SELECT * FROM oauth_refresh_tokens WHERE token_hash = ${hash}`).pipe(Effect.map(firstRow(toRefresh))),
         consumeRefreshToken: (id, at) =>
           orDie(sql`UPDATE oauth_refresh_tokens SET used_at = ${at}
-            WHERE id = ${id} AND used_at IS NULL AND revoked_at IS NULL RETURNING *`).pipe(Effect.map(one(toRefresh))),
+            WHERE id = ${id} AND used_at IS NULL AND revoked_at IS NULL RETURNING *`).pipe(Effect.map(firstRow(toRefresh))),
         chainOf: (grantId) =>
           orDie(sql`SELECT * FROM oauth_refresh_tokens WHERE grant_id = ${grantId} ORDER BY created_at, id`).pipe(
             Effect.map((rows) => rows.map(toRefresh))

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { orDie } from "../shared/sql.ts"
+import { firstRow, orDie, spaceSeparated } from "../shared/sql.ts"
 import { toIso } from "../shared/time.ts"
 import type { BrowserSession, PendingAuthorization } from "./model.ts"
 
@@ -25,7 +25,6 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
     OAuthSessionRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const one = <A>(f: (r: any) => A) => (rows: ReadonlyArray<any>) => Option.map(Option.fromNullishOr(rows[0]), f)
       const toSession = (r: any): BrowserSession => ({
         id: r.id,
         token_hash: r.token_hash,
@@ -39,7 +38,7 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
         session_id: r.session_id,
         app_id: r.app_id,
         redirect_uri: r.redirect_uri,
-        scopes: String(r.scopes).split(" ").filter((s) => s !== ""),
+        scopes: spaceSeparated(r.scopes),
         state: r.state,
         code_challenge: r.code_challenge,
         created_at: toIso(r.created_at),
@@ -50,7 +49,7 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
           orDie(sql`INSERT INTO oauth_browser_sessions (id, token_hash, user_id, created_at, expires_at)
             VALUES (${s.id}, ${s.token_hash}, ${s.user_id}, ${s.created_at}, ${s.expires_at})`).pipe(Effect.asVoid),
         findSessionByHash: (hash) =>
-          orDie(sql`SELECT * FROM oauth_browser_sessions WHERE token_hash = ${hash}`).pipe(Effect.map(one(toSession))),
+          orDie(sql`SELECT * FROM oauth_browser_sessions WHERE token_hash = ${hash}`).pipe(Effect.map(firstRow(toSession))),
         signInSession: (id, hash, userId, expiresAt) =>
           orDie(sql`UPDATE oauth_browser_sessions SET token_hash = ${hash}, user_id = ${userId}, expires_at = ${expiresAt}
             WHERE id = ${id}`).pipe(Effect.asVoid),
@@ -61,11 +60,11 @@ export class OAuthSessionRepo extends Context.Service<OAuthSessionRepo, {
               ${p.state}, ${p.code_challenge}, ${p.created_at}, ${p.expires_at})`).pipe(Effect.asVoid),
         findPendingByHash: (hash) =>
           orDie(sql`SELECT * FROM oauth_pending_authorizations WHERE handle_hash = ${hash}`).pipe(
-            Effect.map(one(toPending))
+            Effect.map(firstRow(toPending))
           ),
         takePending: (id) =>
           orDie(sql`DELETE FROM oauth_pending_authorizations WHERE id = ${id} RETURNING *`).pipe(
-            Effect.map(one(toPending))
+            Effect.map(firstRow(toPending))
           ),
         purgeExpired: (before) =>
           orDie(Effect.gen(function*() {

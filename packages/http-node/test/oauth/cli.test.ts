@@ -1,27 +1,13 @@
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertBuilt, bin, freePort, runCli, startServe } from "../support/cli.ts"
+import { assertBuilt, freePort, runCli, startServe } from "../support/cli.ts"
 import { Agent, authorizeUrl, consentThroughPages, pkce } from "./support.ts"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-oauth-cli-"))
 const env = { OPSPLATFORM_DATA_DIR: dataDir, DATABASE_URL: undefined }
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{")).pop()!)
-
-/** `opsplatform` with `input` on stdin. */
-const runWithStdin = (args: ReadonlyArray<string>, input: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
 
 beforeAll(() => assertBuilt())
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
@@ -106,7 +92,7 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
 
   it("set-password reads the password from stdin, refuses short ones and unknown members", async () => {
     const member = json((await runCli(["admin", "create-key", "--org", orgId, "--env", "live", "--kind", "personal", "--email", email, "--scopes", "locations:read"], env)).stdout)
-    const res = await runWithStdin(["admin", "set-password", "--email", email], `${password}\n`)
+    const res = await runCli(["admin", "set-password", "--email", email], env, `${password}\n`)
     expect(res.code, res.stderr).toBe(0)
     expect(json(res.stdout)).toEqual({ user_id: member.user_id, email, password_set: true })
     const short = await runCli(["admin", "set-password", "--email", email, "--password", "short"], env)

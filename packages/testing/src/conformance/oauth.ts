@@ -76,6 +76,49 @@ const grantFixture = Effect.gen(function*() {
   return { org, userId, app: a, grant }
 })
 
+/** An unused code of the fixture's app and member. */
+const newCode = (f: Effect.Success<typeof grantFixture>, createdAt: string, expiresAt: string) =>
+  Effect.gen(function*() {
+    const ids = yield* Ids
+    const code: AuthorizationCode = {
+      id: yield* ids.uuid,
+      code_hash: `h-code-${yield* ids.uuid}`,
+      app_id: f.app.id,
+      grant_id: yield* ids.uuid,
+      organization_id: f.org.id,
+      environment: "live",
+      user_id: f.userId,
+      redirect_uri: "https://app.example/callback",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      scopes: ["locations:read", "expenses:read"],
+      created_at: createdAt,
+      expires_at: expiresAt,
+      used_at: null
+    }
+    yield* (yield* OAuthGrantRepo).insertCode(code)
+    return code
+  })
+
+/**
+ * Runs `consume` 20 times at once, each in its own transaction held open a
+ * moment after the update, so on a server the others wait on the row while the
+ * first has not committed. Returns how many got the row.
+ */
+const race = (consume: Effect.Effect<Option.Option<unknown>>) =>
+  Effect.gen(function*() {
+    const tx = yield* Transactor
+    const outcomes = yield* Effect.all(
+      Array.from({ length: 20 }, () =>
+        tx.withTransaction(Effect.gen(function*() {
+          const won = yield* consume
+          yield* Effect.sleep("10 millis")
+          return Option.isSome(won)
+        }))),
+      { concurrency: "unbounded" }
+    )
+    return outcomes.filter((won) => won).length
+  })
+
 const refreshToken = (id: string, grant: Grant, at: string, parentId: string | null = null): RefreshToken => ({
   id,
   token_hash: `h-rt-${id}`,
@@ -175,25 +218,9 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
       it.effect("a code is consumed once; the second consume finds nothing", () =>
         Effect.gen(function*() {
           const grants = yield* OAuthGrantRepo
-          const ids = yield* Ids
           const f = yield* grantFixture
           const [t0, t1, t2] = timestamps(3)
-          const code: AuthorizationCode = {
-            id: yield* ids.uuid,
-            code_hash: `h-code-${yield* ids.uuid}`,
-            app_id: f.app.id,
-            grant_id: yield* ids.uuid,
-            organization_id: f.org.id,
-            environment: "live",
-            user_id: f.userId,
-            redirect_uri: "https://app.example/callback",
-            code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            scopes: ["locations:read", "expenses:read"],
-            created_at: t0!,
-            expires_at: t1!,
-            used_at: null
-          }
-          yield* grants.insertCode(code)
+          const code = yield* newCode(f, t0!, t1!)
           assert.deepStrictEqual(yield* grants.findCodeByHash(code.code_hash), Option.some(code))
           assert.deepStrictEqual(yield* grants.consumeCode(code.id, t1!), Option.some({ ...code, used_at: t1! }))
           assert.isTrue(Option.isNone(yield* grants.consumeCode(code.id, t2!)))
@@ -243,60 +270,22 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
       it.effect("of 20 concurrent consumes of one refresh token, exactly one wins", () =>
         Effect.gen(function*() {
           const grants = yield* OAuthGrantRepo
-          const tx = yield* Transactor
           const ids = yield* Ids
           const f = yield* grantFixture
           const [t0, t1] = timestamps(2)
           const token = refreshToken(yield* ids.uuid, f.grant, t0!)
           yield* grants.insertRefreshToken(token)
-          // Each consume holds its transaction open a moment after the update, so on a
-          // server the others are waiting on the row while the first has not committed.
-          const outcomes = yield* Effect.all(
-            Array.from({ length: 20 }, () =>
-              tx.withTransaction(Effect.gen(function*() {
-                const won = yield* grants.consumeRefreshToken(token.id, t1!)
-                yield* Effect.sleep("10 millis")
-                return Option.isSome(won)
-              }))),
-            { concurrency: "unbounded" }
-          )
-          assert.strictEqual(outcomes.filter((won) => won).length, 1)
+          assert.strictEqual(yield* race(grants.consumeRefreshToken(token.id, t1!)), 1)
           assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(token.token_hash)).used_at, t1)
         }))
 
       it.effect("of 20 concurrent consumes of one code, exactly one wins", () =>
         Effect.gen(function*() {
           const grants = yield* OAuthGrantRepo
-          const tx = yield* Transactor
-          const ids = yield* Ids
           const f = yield* grantFixture
           const [t0, t1] = timestamps(2)
-          const code: AuthorizationCode = {
-            id: yield* ids.uuid,
-            code_hash: `h-code-${yield* ids.uuid}`,
-            app_id: f.app.id,
-            grant_id: yield* ids.uuid,
-            organization_id: f.org.id,
-            environment: "live",
-            user_id: f.userId,
-            redirect_uri: "https://app.example/callback",
-            code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            scopes: ["locations:read"],
-            created_at: t0!,
-            expires_at: t1!,
-            used_at: null
-          }
-          yield* grants.insertCode(code)
-          const outcomes = yield* Effect.all(
-            Array.from({ length: 20 }, () =>
-              tx.withTransaction(Effect.gen(function*() {
-                const won = yield* grants.consumeCode(code.id, t1!)
-                yield* Effect.sleep("10 millis")
-                return Option.isSome(won)
-              }))),
-            { concurrency: "unbounded" }
-          )
-          assert.strictEqual(outcomes.filter((won) => won).length, 1)
+          const code = yield* newCode(f, t0!, t1!)
+          assert.strictEqual(yield* race(grants.consumeCode(code.id, t1!)), 1)
         }))
 
       it.effect("sessions rotate their token at sign-in; a pending request is taken once", () =>
