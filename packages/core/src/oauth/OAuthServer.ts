@@ -485,6 +485,9 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         }),
 
         exchangeCode: Effect.fn("OAuthServer.exchangeCode")(function*(app, input) {
+          if (!app.grant_types.includes("authorization_code")) {
+            return yield* fail("unauthorized_client", "This app may not use the authorization_code grant")
+          }
           if (input.code === undefined) return yield* fail("invalid_request", "code is required")
           if (input.redirectUri === undefined) return yield* fail("invalid_request", "redirect_uri is required")
           if (input.codeVerifier === undefined) return yield* fail("invalid_request", "code_verifier is required (PKCE)")

@@ -39,11 +39,16 @@ export const issuerOf = Effect.gen(function*() {
 
 // ---------------------------------------------------------------- responses
 
-const noStore = { "cache-control": "no-store", pragma: "no-cache" } as const
+/**
+ * Never cached (RFC 6749 §5.1), and readable from any origin: a public app in
+ * a browser calls these endpoints across origins. No cookie is involved, and
+ * a browser does not send any with a wildcard origin, so the wildcard adds no reach.
+ */
+export const protocolHeaders = { "cache-control": "no-store", pragma: "no-cache", "access-control-allow-origin": "*" } as const
 
-/** A JSON answer of the token, revocation or introspection endpoint: never cached (RFC 6749 §5.1). */
+/** A JSON answer of the token, revocation or introspection endpoint. */
 export const oauthJson = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  HttpServerResponse.jsonUnsafe(body, { status, headers: { ...noStore, ...headers } })
+  HttpServerResponse.jsonUnsafe(body, { status, headers: { ...protocolHeaders, ...headers } })
 
 /** RFC 6749 §5.2 allows only %x20-21 / %x23-5B / %x5D-7E in error_description. */
 export const describable = (text: string): string => text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?")

@@ -10,6 +10,7 @@ import {
   oauthErrorResponse,
   oauthJson,
   parseParameters,
+  protocolHeaders,
   publicUrlIssue,
   readForm
 } from "./protocol.ts"
@@ -95,7 +96,7 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       scopes_supported: Scopes.allScopes,
       authorization_response_iss_parameter_supported: true,
       service_documentation: `${issuer}/docs`
-    }, { headers: { "cache-control": "public, max-age=300" } })
+    }, { headers: { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } })
   }))
 
   yield* router.add("GET", paths.authorize, Effect.gen(function*() {
@@ -271,7 +272,7 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   }))
 
   yield* router.add("POST", paths.revoke, clientEndpoint((app, form) =>
-    Effect.as(server.revoke(app, form.get("token")), HttpServerResponse.empty({ status: 200, headers: { "cache-control": "no-store", pragma: "no-cache" } }))
+    Effect.as(server.revoke(app, form.get("token")), HttpServerResponse.empty({ status: 200, headers: protocolHeaders }))
   ))
 
   yield* router.add("POST", paths.introspect, clientEndpoint((app, form) =>

@@ -303,6 +303,21 @@ for (const db of testDatabases()) {
           expect(res.headers.get("content-type")).toContain("application/json")
         }
         expect(ok.json).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "locations:read" })
+        // A public app in a browser reads the answer across origins.
+        expect(ok.headers.get("access-control-allow-origin")).toBe("*")
+      })
+
+      it("an app that lost the authorization_code grant cannot redeem a code it got before", async () => {
+        const changing = await registerApp(server, f.live, { redirect_uris: [CALLBACK] })
+        const c = await obtainCode(changing)
+        const patched = await call(server, "PATCH", `/v1/apps/${changing.id}`, {
+          token: f.tokens.api,
+          body: { grant_types: ["client_credentials"], redirect_uris: [] }
+        })
+        expect(patched.status).toBe(200)
+        const res = await exchange(c, changing)
+        expect(res.status).toBe(400)
+        expect(res.json.error).toBe("unauthorized_client")
       })
     })
 
