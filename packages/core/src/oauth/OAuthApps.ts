@@ -1,9 +1,10 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Digest, SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
 import { generateToken, hashToken, randomBytes } from "../auth/secrets.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
+import { Uuid } from "../shared/schemas.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
@@ -51,6 +52,9 @@ const publicInstallation = (i: StoredInstallation, app: StoredApp): Installation
 })
 
 const unique = <A>(xs: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(xs)]
+
+/** Ids are UUIDs: anything else is unknown without asking the store (which would refuse the cast). */
+const isUuid = Schema.is(Uuid)
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
@@ -101,7 +105,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
       }))
 
       const owned = (owner: Tenant, id: string) =>
-        repo.findOwnedApp(owner, id).pipe(
+        (isUuid(id) ? repo.findOwnedApp(owner, id) : Effect.succeedNone).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "app", id })),
             onSome: Effect.succeed
@@ -241,13 +245,13 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             return { ...p, items: yield* enrich(p.items) }
           }),
         getInstallation: Effect.fn("OAuthApps.getInstallation")(function*(tenant, id) {
-          const found = yield* repo.findInstallation(tenant, id)
+          const found = isUuid(id) ? yield* repo.findInstallation(tenant, id) : Option.none()
           if (Option.isNone(found)) return yield* new NotFound({ resource: "installation", id })
           return (yield* enrich([found.value]))[0]!
         }),
         uninstall: Effect.fn("OAuthApps.uninstall")(function*(tenant, id) {
           yield* tx.withTransaction(Effect.gen(function*() {
-            const removed = yield* repo.deleteInstallation(tenant, id)
+            const removed = isUuid(id) ? yield* repo.deleteInstallation(tenant, id) : Option.none()
             if (Option.isNone(removed)) return yield* new NotFound({ resource: "installation", id })
             yield* revoke(yield* grants.liveGrantIds(removed.value.app_id, tenant))
           }))

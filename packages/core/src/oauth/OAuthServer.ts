@@ -1,9 +1,10 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { Digest, type Kdf, Mac, type SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
 import { tokenPrefixes } from "../auth/model.ts"
 import { constantTimeEqualStrings, generateToken, hashLowEntropy, hashToken, verifyLowEntropy } from "../auth/secrets.ts"
 import { Ids } from "../shared/Ids.ts"
+import { Uuid } from "../shared/schemas.ts"
 import { environments, type Environment } from "../shared/tenant.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import type { Organization, User } from "../tenancy/model.ts"
@@ -457,7 +458,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
           if (!environments.includes(environment as Environment)) {
             return yield* new ConsentChoiceInvalid({ reason: "Choose the live or the sandbox environment." })
           }
-          if (organizationId.length > 100 || Option.isNone(yield* tenancy.findMember(organizationId, session.user_id))) {
+          if (!Schema.is(Uuid)(organizationId) || Option.isNone(yield* tenancy.findMember(organizationId, session.user_id))) {
             return yield* new ConsentChoiceInvalid({ reason: "Choose an organization you are a member of." })
           }
           const userId = session.user_id

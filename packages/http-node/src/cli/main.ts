@@ -1,7 +1,18 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Option, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { Credentials, Errors, Migrations, OAuthApps, OAuthModel, Pagination, Scopes, Tenancy, TenancyRepo } from "@opsplatform/core"
+import {
+  Credentials,
+  Errors,
+  Migrations,
+  OAuthApps,
+  OAuthModel,
+  Pagination,
+  Schemas,
+  Scopes,
+  Tenancy,
+  TenancyRepo
+} from "@opsplatform/core"
 import * as fs from "node:fs"
 import { coreLive } from "../server/app.ts"
 import { bootstrapDemo } from "../server/bootstrap.ts"
@@ -153,6 +164,12 @@ const listKeys = Command.make("list-keys", {
     yield* printJson(keys)
   }))).pipe(Command.withDescription("List an organization's credentials (never their tokens)"))
 
+/** An existing organization by id; anything that is not a UUID is unknown too. */
+const existingOrganization = (id: string) =>
+  Schema.is(Schemas.Uuid)(id)
+    ? Effect.flatMap(Tenancy.Tenancy, (tenancy) => tenancy.getOrganization(id))
+    : Effect.fail(new Errors.NotFound({ resource: "organization", id }))
+
 /** Space-separated scopes from a flag; unknown names are a validation failure naming them. */
 const scopesFlag = (value: string) => {
   const { scopes, unknown } = Scopes.parseScopes(value)
@@ -182,7 +199,7 @@ const createApp = Command.make("create-app", {
     if ((org === undefined) !== (env === undefined)) {
       return yield* Errors.ValidationFailed.field(org === undefined ? "org" : "env", "--org and --env go together")
     }
-    if (org !== undefined) yield* (yield* Tenancy.Tenancy).getOrganization(org)
+    if (org !== undefined) yield* existingOrganization(org)
     const grants = flags.grants.split(/\s+/).filter((g) => g !== "")
     const unknownGrants = grants.filter((g) => !OAuthModel.grantTypes.includes(g as OAuthModel.GrantType))
     if (unknownGrants.length > 0) {
@@ -215,7 +232,7 @@ const installApp = Command.make("install-app", {
 }, (flags) =>
   withCore(Effect.gen(function*() {
     const apps = yield* OAuthApps.OAuthApps
-    yield* (yield* Tenancy.Tenancy).getOrganization(flags.org)
+    yield* existingOrganization(flags.org)
     const installation = yield* apps.install(
       { organizationId: flags.org, environment: flags.env },
       { client_id: flags.clientId, scopes: yield* scopesFlag(flags.scopes) }

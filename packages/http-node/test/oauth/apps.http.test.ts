@@ -159,6 +159,14 @@ for (const db of testDatabases()) {
       expect((await call(server, "GET", `/v1/app-installations/${installed.json.data.id}`, { token: f.tokens.api })).status).toBe(404)
     })
 
+    it("an id that is not a UUID is a 404 like any unknown id", async () => {
+      for (const [method, path] of [["GET", "/v1/apps/abc"], ["PATCH", "/v1/apps/abc"], ["DELETE", "/v1/apps/x'1"], ["POST", "/v1/apps/abc/rotate-secret"], ["GET", "/v1/app-installations/abc"], ["DELETE", "/v1/app-installations/abc"]] as const) {
+        const res = await call(server, method, path, { token: f.tokens.api, ...(method === "PATCH" ? { body: { name: "x" } } : {}) })
+        expect(res.status, `${method} ${path}`).toBe(404)
+        expect(res.json.error.code).toBe("not_found")
+      }
+    })
+
     it("an installation's scopes stay within the app's, and the client id must exist", async () => {
       const app = await register()
       const beyond = await call(server, "POST", "/v1/app-installations", {

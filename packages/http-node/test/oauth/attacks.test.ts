@@ -439,6 +439,16 @@ for (const db of testDatabases()) {
         expect(res.status).toBe(400)
         expect(res.location).toBeNull()
         expect(res.text).toContain("member of")
+        const again = await agent.get(signedIn.location!)
+        const garbage = await agent.post("/api/oauth/consent", {
+          request,
+          csrf: hiddenField(again.text, "csrf"),
+          decision: "approve",
+          organization_id: "not-an-id'--",
+          environment: "live"
+        })
+        expect(garbage.status).toBe(400)
+        expect(garbage.text).toContain("member of")
       })
     })
 

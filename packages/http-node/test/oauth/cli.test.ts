@@ -79,6 +79,8 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
     expect(json(badGrant.stderr).error).toMatchObject({ code: "validation_failed", details: [{ field: "grants" }] })
     const halfOwner = await runCli([...base, "--grants", "authorization_code", "--org", orgId], env)
     expect(json(halfOwner.stderr).error.code).toBe("validation_failed")
+    const notAnOrg = await runCli([...base.slice(0, 7), "http://127.0.0.1/cb", ...base.slice(8), "--grants", "authorization_code", "--org", "acme", "--env", "live"], env)
+    expect(json(notAnOrg.stderr).error.code).toBe("not_found")
   }, 120_000)
 
   it("install-app installs the app with scopes within the app's", async () => {
