@@ -2,7 +2,14 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { Digest, type Kdf, Mac, type SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
 import { tokenPrefixes } from "../auth/model.ts"
-import { constantTimeEqualStrings, generateToken, hashLowEntropy, hashToken, verifyLowEntropy } from "../auth/secrets.ts"
+import {
+  constantTimeEqualStrings,
+  encodeBase64Url,
+  generateToken,
+  hashLowEntropy,
+  hashToken,
+  verifyLowEntropy
+} from "../auth/secrets.ts"
 import { Ids } from "../shared/Ids.ts"
 import { Uuid } from "../shared/schemas.ts"
 import { environments, type Environment } from "../shared/tenant.ts"
@@ -24,7 +31,6 @@ import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
 import { OAuthSessionRepo } from "./OAuthSessionRepo.ts"
 import { grantRevoker } from "./revocation.ts"
 import {
-  base64Url,
   chooseInstallation,
   codeState,
   formatScopes,
@@ -297,7 +303,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         withCrypto(Effect.gen(function*() {
           const mac = yield* Mac.Mac
           const key = yield* Mac.key(Mac.hmacSha256, encoder.encode(sessionToken))
-          return base64Url(yield* mac.sign(key, encoder.encode(`consent-form:${handle}`)))
+          return encodeBase64Url(yield* mac.sign(key, encoder.encode(`consent-form:${handle}`)))
         })).pipe(Effect.orDie)
 
       const checkCsrf = (sessionToken: string, handle: string, csrf: string) =>

@@ -1,4 +1,4 @@
-import { constantTimeEqualStrings } from "../auth/secrets.ts"
+import { constantTimeEqualStrings, encodeBase64Url } from "../auth/secrets.ts"
 import { isScope, parseScopes } from "../auth/scopes.ts"
 import type { Environment } from "../shared/tenant.ts"
 import type { AppType, AuthorizationCode, Grant, GrantType, RefreshToken, StoredInstallation } from "./model.ts"
@@ -61,18 +61,12 @@ export const isCodeVerifier = (v: string): boolean => /^[A-Za-z0-9\-._~]{43,128}
 /** An S256 challenge: base64url without padding of a SHA-256 digest, so exactly 43 characters. */
 export const isS256Challenge = (c: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(c)
 
-export const base64Url = (bytes: Uint8Array): string => {
-  let binary = ""
-  for (const b of bytes) binary += String.fromCharCode(b)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-}
-
 /**
  * Whether the verifier's S256 transform (the base64url of its SHA-256, passed
  * in as `verifierDigest`) equals the stored challenge, compared in constant time.
  */
 export const pkceMatches = (challenge: string, verifierDigest: Uint8Array): boolean =>
-  constantTimeEqualStrings(challenge, base64Url(verifierDigest))
+  constantTimeEqualStrings(challenge, encodeBase64Url(verifierDigest))
 
 // ---------------------------------------------------------------- scopes
 
