@@ -20,6 +20,11 @@ import { CostingSettingsRepo } from "./costing/CostingSettingsRepo.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 import { RouteRepo } from "./routes/RouteRepo.ts"
 import { Routes } from "./routes/Routes.ts"
+import { OAuthAppRepo } from "./oauth/OAuthAppRepo.ts"
+import { OAuthApps } from "./oauth/OAuthApps.ts"
+import { OAuthGrantRepo } from "./oauth/OAuthGrantRepo.ts"
+import { OAuthServer } from "./oauth/OAuthServer.ts"
+import { OAuthSessionRepo } from "./oauth/OAuthSessionRepo.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -44,6 +49,9 @@ export type StoragePorts =
   | RouteRepo
   | CostingSettingsRepo
   | RateLimiter
+  | OAuthAppRepo
+  | OAuthGrantRepo
+  | OAuthSessionRepo
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -58,21 +66,25 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   Notifier.layerSql,
   RouteRepo.layerSql,
   CostingSettingsRepo.layerSql,
-  RateLimiter.layerSql
+  RateLimiter.layerSql,
+  OAuthAppRepo.layerSql,
+  OAuthGrantRepo.layerSql,
+  OAuthSessionRepo.layerSql
 )
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(
-  Credentials.layer,
-  Locations.layer,
-  Expenses.layer,
-  Contracts.layer,
-  Obligations.layer,
-  ObligationMonitor.layer,
-  Routes.layer,
-  CostingSettings.layer,
-  CostComparisons.layer
-).pipe(
+export const Services = Layer.mergeAll(OAuthApps.layer, OAuthServer.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    Credentials.layer,
+    Locations.layer,
+    Expenses.layer,
+    Contracts.layer,
+    Obligations.layer,
+    ObligationMonitor.layer,
+    Routes.layer,
+    CostingSettings.layer,
+    CostComparisons.layer
+  )),
   Layer.provideMerge(Tenancy.layer)
 )
 

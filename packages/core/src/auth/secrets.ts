@@ -23,6 +23,7 @@ const bytesToBase64 = (bytes: Uint8Array): string => {
 const base64ToBytes = (text: string): Uint8Array => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
 
 export const encodeBase64 = bytesToBase64
+export const encodeBase64Url = bytesToBase64Url
 export const decodeBase64 = base64ToBytes
 
 /** Constant-time equality of two byte strings (length is not secret). */

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { defaultDistanceModel, driveSeconds, kmToMetres, pathMetres, roadMetres } from "../routes/geo.ts"
-import { isUuid } from "../routes/model.ts"
+import { isUuid } from "../shared/schemas.ts"
 import { RouteRepo } from "../routes/RouteRepo.ts"
 import { NotFound, Unprocessable } from "../shared/errors.ts"
 import type { Tenant } from "../shared/tenant.ts"

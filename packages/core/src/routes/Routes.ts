@@ -6,6 +6,7 @@ import { Conflict, InvalidTransition, NotFound, Unprocessable, ValidationFailed 
 import { Ids } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { isUuid } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
@@ -13,7 +14,6 @@ import {
   type AddressInput,
   type DeliveryRoute,
   type DeliveryRouteWithStops,
-  isUuid,
   MAX_STOPS,
   normalizeAddress,
   type RouteAction,

@@ -11,9 +11,6 @@ export const RouteAction = Schema.Literals(["optimize", "dispatch", "start", "co
 export type RouteAction = typeof RouteAction.Type
 export const routeActions: ReadonlyArray<RouteAction> = RouteAction.literals
 
-/** Whether an id can name a stored row at all (anything else is simply not found). */
-export const isUuid = Schema.is(Uuid)
-
 /** Most stops one route may hold. */
 export const MAX_STOPS = 500
 

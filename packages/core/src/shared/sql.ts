@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { SqlError } from "effect/sql"
 import { Conflict } from "./errors.ts"
 
@@ -20,3 +20,10 @@ export const uniqueAsConflict = (constraints: Record<string, string>) =>
     }
     return Effect.die(error)
   })
+
+/** The first row of a result, decoded, if there is one. */
+export const firstRow = <A>(decode: (row: any) => A) => (rows: ReadonlyArray<any>): Option.Option<A> =>
+  Option.map(Option.fromNullishOr(rows[0]), decode)
+
+/** A space-separated column (scopes, grant types) as its words. */
+export const spaceSeparated = (value: unknown): Array<string> => String(value).split(" ").filter((s) => s !== "")

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AppsApi } from "./Apps.ts"
 import { ContractsApi } from "./Contracts.ts"
 import { CostingSettingsApi, DeliveryRoutesApi } from "./DeliveryRoutes.ts"
 import { ExpensesApi } from "./Expenses.ts"
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("opsplatform")
   .add(OrganizationApi)
   .add(DeliveryRoutesApi)
   .add(CostingSettingsApi)
+  .add(AppsApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

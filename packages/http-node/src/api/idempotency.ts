@@ -1,10 +1,19 @@
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { IdempotencyRepo } from "@opsplatform/core"
 import { apiError, BadRequestError, ConflictError } from "./errors.ts"
 import { CurrentPrincipal } from "./security.ts"
+
+/**
+ * Marks an endpoint whose response carries a secret shown once (a client
+ * secret). Its response is never stored, so it takes no Idempotency-Key.
+ */
+export class ReturnsSecret extends Context.Service<ReturnsSecret, true>()("@opsplatform/http-node/ReturnsSecret") {}
+
+export const returnsSecret = <E extends { annotate: (key: any, value: any) => any }>(endpoint: E): E =>
+  endpoint.annotate(ReturnsSecret, true) as E
 
 /** How long a key is remembered (as Stripe: 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -30,11 +39,16 @@ export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.Id
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo.IdempotencyRepo
     const digest = yield* Digest.Digest
-    return Idempotency.of((httpEffect) =>
+    return Idempotency.of((httpEffect, { endpoint }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
         if (request.method !== "POST" || key === undefined) return yield* httpEffect
+        if (Context.getOrUndefined(endpoint.annotations, ReturnsSecret) === true) {
+          return yield* fail(400, "validation_failed", "This operation returns a secret that is never stored, so it takes no Idempotency-Key", [
+            { field: "Idempotency-Key", issue: "is not accepted on an operation that returns a secret" }
+          ])
+        }
         if (key.length === 0 || key.length > 255) {
           return yield* fail(400, "validation_failed", "Idempotency-Key must be 1 to 255 characters", [
             { field: "Idempotency-Key", issue: "must be 1 to 255 characters" }

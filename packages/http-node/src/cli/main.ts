@@ -1,7 +1,20 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
-import { Credentials, Errors, Migrations, ObligationMonitor, Pagination, Scopes, Tenancy } from "@opsplatform/core"
+import {
+  Credentials,
+  Errors,
+  Migrations,
+  OAuthApps,
+  OAuthModel,
+  ObligationMonitor,
+  Pagination,
+  Schemas,
+  Scopes,
+  Tenancy,
+  TenancyRepo
+} from "@opsplatform/core"
+import * as fs from "node:fs"
 import { coreLive } from "../server/app.ts"
 import { bootstrapDemo } from "../server/bootstrap.ts"
 import { databaseChoiceFromEnv, layerSql } from "../server/database.ts"
@@ -152,6 +165,103 @@ const listKeys = Command.make("list-keys", {
     yield* printJson(keys)
   }))).pipe(Command.withDescription("List an organization's credentials (never their tokens)"))
 
+/** An existing organization by id; anything that is not a UUID is unknown too. */
+const existingOrganization = (id: string) =>
+  Schemas.isUuid(id)
+    ? Effect.flatMap(Tenancy.Tenancy, (tenancy) => tenancy.getOrganization(id))
+    : Effect.fail(new Errors.NotFound({ resource: "organization", id }))
+
+/** Space-separated scopes from a flag; unknown names are a validation failure naming them. */
+const scopesFlag = (value: string) => {
+  const { scopes, unknown } = Scopes.parseScopes(value)
+  return unknown.length > 0
+    ? Effect.fail(Errors.ValidationFailed.field("scopes", `unknown scopes: ${unknown.join(", ")}`))
+    : Effect.succeed(scopes)
+}
+
+const createApp = Command.make("create-app", {
+  name: Flag.String("name").pipe(Flag.withDescription("The app's name, shown on the consent page")),
+  type: Flag.Literals("type", ["public", "confidential"]).pipe(Flag.withDescription("confidential: keeps a client secret")),
+  redirectUris: Flag.String("redirect-uri").pipe(
+    Flag.withDescription("A redirect URI (repeatable): https, or http on 127.0.0.1 / [::1]"),
+    Flag.atLeast(0)
+  ),
+  scopes: Flag.String("scopes").pipe(Flag.withDescription("Space-separated scopes the app may ask for")),
+  grants: Flag.String("grants").pipe(
+    Flag.withDescription("Space-separated grant types: authorization_code refresh_token client_credentials")
+  ),
+  org: Flag.String("org").pipe(Flag.withDescription("Owner organization id (default: an operator's app)"), Flag.optional),
+  env: Flag.Literals("env", ["live", "sandbox"]).pipe(Flag.withDescription("Owner environment, with --org"), Flag.optional)
+}, (flags) =>
+  withCore(Effect.gen(function*() {
+    const apps = yield* OAuthApps.OAuthApps
+    const org = Option.getOrUndefined(flags.org)
+    const env = Option.getOrUndefined(flags.env)
+    if ((org === undefined) !== (env === undefined)) {
+      return yield* Errors.ValidationFailed.field(org === undefined ? "org" : "env", "--org and --env go together")
+    }
+    if (org !== undefined) yield* existingOrganization(org)
+    const grants = flags.grants.split(/\s+/).filter((g) => g !== "")
+    const unknownGrants = grants.filter((g) => !OAuthModel.grantTypes.includes(g as OAuthModel.GrantType))
+    if (unknownGrants.length > 0) {
+      return yield* Errors.ValidationFailed.field("grants", `unknown grant types: ${unknownGrants.join(", ")}`)
+    }
+    const registered = yield* apps.register(
+      org === undefined ? null : { organizationId: org, environment: env! },
+      {
+        name: flags.name,
+        type: flags.type,
+        redirect_uris: flags.redirectUris,
+        scopes: yield* scopesFlag(flags.scopes),
+        grant_types: grants as Array<OAuthModel.GrantType>
+      }
+    )
+    const { client_secret, ...app } = registered
+    yield* printJson({
+      ...app,
+      ...(client_secret === null ? {} : { client_secret }),
+      organization_id: org ?? null,
+      environment: env ?? null
+    })
+  }))).pipe(Command.withDescription("Register an OAuth app; prints its client_id and, once, its client secret"))
+
+const installApp = Command.make("install-app", {
+  clientId: Flag.String("client-id").pipe(Flag.withDescription("The app's client_id")),
+  org: Flag.String("org").pipe(Flag.withDescription("Organization id")),
+  env: Flag.Literals("env", ["live", "sandbox"]).pipe(Flag.withDescription("Environment")),
+  scopes: Flag.String("scopes").pipe(Flag.withDescription("Space-separated scopes the installation grants"))
+}, (flags) =>
+  withCore(Effect.gen(function*() {
+    const apps = yield* OAuthApps.OAuthApps
+    yield* existingOrganization(flags.org)
+    const installation = yield* apps.install(
+      { organizationId: flags.org, environment: flags.env },
+      { client_id: flags.clientId, scopes: yield* scopesFlag(flags.scopes) }
+    )
+    yield* printJson({ ...installation, organization_id: flags.org })
+  }))).pipe(Command.withDescription("Install an OAuth app in an organization environment (what client_credentials reaches)"))
+
+/** The password from the flag, or else the whole of stdin without its final line break. */
+const passwordInput = (flag: Option.Option<string>) =>
+  Option.match(flag, {
+    onSome: Effect.succeed,
+    onNone: () => Effect.sync(() => fs.readFileSync(0, "utf8").replace(/\r?\n$/, ""))
+  })
+
+const setPassword = Command.make("set-password", {
+  email: Flag.String("email").pipe(Flag.withDescription("The member's email")),
+  password: Flag.String("password").pipe(
+    Flag.withDescription("The new password (8 to 200 characters); read from stdin when omitted"),
+    Flag.optional
+  )
+}, (flags) =>
+  withCore(Effect.gen(function*() {
+    const user = yield* (yield* TenancyRepo.TenancyRepo).findUserByEmail(flags.email)
+    if (Option.isNone(user)) return yield* new Errors.NotFound({ resource: "user", id: flags.email })
+    yield* (yield* Tenancy.Tenancy).setPassword(user.value.id, yield* passwordInput(flags.password))
+    yield* printJson({ user_id: user.value.id, email: user.value.email, password_set: true })
+  }))).pipe(Command.withDescription("Set a member's password for the OAuth sign-in page (stored as an Argon2id hash)"))
+
 const setOrg = Command.make("set-org", {
   org: Flag.String("org").pipe(Flag.withDescription("Organization id")),
   name: Flag.String("name").pipe(Flag.withDescription("New name"), Flag.optional),
@@ -176,7 +286,7 @@ const setOrg = Command.make("set-org", {
 
 const admin = Command.make("admin").pipe(
   Command.withDescription("Operator commands"),
-  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys, setOrg])
+  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys, setOrg, createApp, installApp, setPassword])
 )
 
 const runObligations = Command.make("obligations", {

@@ -8,12 +8,14 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { AppsHandlers } from "../http/Apps.ts"
 import { ContractsHandlers } from "../http/Contracts.ts"
 import { CostingSettingsHandlers, DeliveryRoutesHandlers } from "../http/DeliveryRoutes.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
 import { ObligationsHandlers } from "../http/Obligations.ts"
 import { OrganizationHandlers } from "../http/Organization.ts"
+import { OAuthRoutes } from "../oauth/routes.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { RoutesConfigLive } from "./routesConfig.ts"
 
@@ -68,7 +70,8 @@ const ApiHandlers = Layer.mergeAll(
   ObligationsHandlers,
   OrganizationHandlers,
   DeliveryRoutesHandlers,
-  CostingSettingsHandlers
+  CostingSettingsHandlers,
+  AppsHandlers
 )
 
 type AppRoutesRequire =
@@ -79,12 +82,13 @@ type AppRoutesRequire =
   | HttpPlatform.HttpPlatform
   | Path.Path
 
-/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks. */
+/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks, OAuth. */
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
     Layer.provide(ApiHandlers),
     Layer.provide([AuthenticationLive, SchemaErrorsLive, IdempotencyLive])
   ),
   HttpApiSwagger.layer(Api, { path: "/docs" }),
-  SystemRoutes
+  SystemRoutes,
+  OAuthRoutes
 )

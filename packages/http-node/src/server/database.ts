@@ -17,6 +17,15 @@ import * as path from "node:path"
  */
 const EMBEDDED_CONNECTIONS = 1
 
+/**
+ * The client pool on the embedded database holds one connection. PGlite is a
+ * single session and its socket server interleaves the protocol messages of
+ * concurrent connections outside a transaction, so two connections can clobber
+ * each other's unnamed portal ("portal does not exist"). One connection makes
+ * every statement and transaction take its turn, which is what PGlite does anyway.
+ */
+const EMBEDDED_POOL = 1
+
 export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
   | { readonly _tag: "Embedded"; readonly dataDir: string }
@@ -120,7 +129,7 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
               port,
               username: "postgres",
               database: "postgres",
-              maxConnections: EMBEDDED_CONNECTIONS,
+              maxConnections: EMBEDDED_POOL,
               applicationName: "opsplatform"
             })
         )

@@ -72,7 +72,10 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 const ensureEnvelope = (response: Response, requestId: string, method: string, path: string): Response => {
   if (response.status < 400) return response
   const type = response.headers["content-type"] ?? ""
-  if (type.startsWith("application/json") && response.body._tag === "Uint8Array") return response
+  // JSON errors (the envelope, or RFC 6749 errors of the OAuth endpoints) and HTML error pages are already complete.
+  if ((type.startsWith("application/json") || type.startsWith("text/html")) && response.body._tag === "Uint8Array") {
+    return response
+  }
   switch (response.status) {
     case 404:
       return envelope(404, requestId, `No route for ${method} ${path}`)

@@ -17,10 +17,14 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** Runs `opsplatform <args>` to completion with the given environment. */
-export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<CliResult> =>
+/** Runs `opsplatform <args>` to completion with the given environment, and `input` on stdin when given. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, input?: string): Promise<CliResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+    })
+    if (input !== undefined) child.stdin!.end(input)
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))

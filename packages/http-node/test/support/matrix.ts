@@ -21,6 +21,14 @@ const created = async (server: TestServer, token: string, path: string, body: un
   return res.json.data.id
 }
 
+const appBody = {
+  name: "Matrix app",
+  type: "confidential",
+  redirect_uris: ["https://matrix.example/callback"],
+  scopes: ["locations:read"],
+  grant_types: ["authorization_code", "refresh_token", "client_credentials"]
+}
+
 const obligationBody = (contractId: string) => ({
   contract_id: contractId,
   title: "Matrix obligation",
@@ -53,6 +61,24 @@ export const matrixFactories: Record<string, GroupFactory> = {
   },
   organization: {
     bodies: { update: { escalation_delay_days: 5 } }
+  },
+  apps: {
+    create: async (server, f) => {
+      const res = await call(server, "POST", "/v1/apps", { token: f.tokens.api, body: appBody })
+      if (res.status !== 201) throw new Error(`seeding /v1/apps answered ${res.status}: ${res.text}`)
+      return {
+        id: res.json.data.id,
+        installationId: await created(server, f.tokens.api, "/v1/app-installations", {
+          client_id: res.json.data.client_id,
+          scopes: ["locations:read"]
+        })
+      }
+    },
+    bodies: {
+      create: appBody,
+      update: { name: "Renamed" },
+      install: { client_id: "app_matrix", scopes: ["locations:read"] }
+    }
   },
   locations: {
     create: async (server, f) => ({ id: await created(server, f.tokens.api, "/v1/locations", { name: "Matrix site" }) }),

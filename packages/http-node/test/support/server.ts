@@ -1,4 +1,4 @@
-import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { type Clock as ClockNs, Clock, ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { makeFixture, type Fixture } from "@opsplatform/testing"
 import type { DatabaseChoice } from "../../src/server/database.ts"
@@ -22,18 +22,23 @@ export const startTestServer = async (
     readonly background?: boolean
     /** Environment variables the server reads as configuration, over the process's own. */
     readonly env?: Record<string, string>
+    /** The server's clock, for tests that move time (e.g. `shiftedClock`). */
+    readonly clock?: ClockNs.Clock
   } = {}
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
+  const layer = serverLayer({ port: 0, host: "127.0.0.1", database, background: options.background ?? false }).pipe(
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+  )
   const context = await Effect.runPromise(
     Layer.buildWithScope(
-      serverLayer({ port: 0, host: "127.0.0.1", database, background: options.background ?? false }).pipe(
-        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      layer.pipe(
         Layer.provide(
           options.env === undefined
             ? Layer.empty
             : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> }))
-        )
+        ),
+        options.clock === undefined ? (l) => l : Layer.provide(Layer.succeed(Clock.Clock, options.clock))
       ),
       scope
     )
@@ -47,6 +52,28 @@ export const startTestServer = async (
     url: `http://127.0.0.1:${address.port}`,
     run: (effect) => Effect.runPromise(Effect.provideContext(effect, context as any)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/** The real clock plus an offset the test moves forward: time passes for the server without waiting. */
+export const shiftedClock = () => {
+  const base = Effect.runSync(Clock.clockWith(Effect.succeed))
+  let offsetMs = 0
+  const now = () => base.currentTimeMillisUnsafe() + offsetMs
+  const clock: ClockNs.Clock = {
+    currentTimeMillisUnsafe: now,
+    currentTimeMillis: Effect.sync(now),
+    currentTimeNanosUnsafe: () => base.currentTimeNanosUnsafe() + BigInt(offsetMs) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => base.currentTimeNanosUnsafe() + BigInt(offsetMs) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: base.monotonicTimeNanos,
+    sleep: (duration) => base.sleep(duration)
+  }
+  return {
+    clock,
+    advance: (ms: number) => {
+      offsetMs += ms
+    }
   }
 }
 

@@ -4,6 +4,7 @@ export * from "./idempotency.ts"
 export * from "./locations.ts"
 export * from "./obligations.ts"
 export * from "./routes.ts"
+export * from "./oauth.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
@@ -17,6 +18,7 @@ import { idempotencyRepoConformance } from "./idempotency.ts"
 import { locationRepoConformance } from "./locations.ts"
 import { obligationsConformance } from "./obligations.ts"
 import { routesConformance } from "./routes.ts"
+import { oauthRepoConformance } from "./oauth.ts"
 import { tenancyRepoConformance } from "./tenancy.ts"
 import { transactorConformance } from "./transactions.ts"
 
@@ -34,4 +36,5 @@ export const storageConformance = (
   idempotencyRepoConformance(name, storage)
   obligationsConformance(name, storage)
   routesConformance(name, storage, countEvents)
+  oauthRepoConformance(name, storage)
 }

@@ -4,12 +4,14 @@ import { CoreLayers, Ids, RateLimiter, Secrets } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { ContractRepoMemory, NotifierRecording, ObligationRepoMemory } from "./obligations.ts"
+import { OAuthAppRepoMemory, OAuthGrantRepoMemory, OAuthSessionRepoMemory } from "./oauth.ts"
 import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
 import { CostingSettingsRepoMemory, RouteRepoMemory } from "./routes.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./idempotency.ts"
 export * from "./obligations.ts"
+export * from "./oauth.ts"
 export * from "./repos.ts"
 export * from "./routes.ts"
 
@@ -27,6 +29,9 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   RouteRepoMemory,
   CostingSettingsRepoMemory,
   RateLimiter.RateLimiter.layerMemory,
+  OAuthAppRepoMemory,
+  OAuthGrantRepoMemory,
+  OAuthSessionRepoMemory,
   MemoryStore.transactor
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 

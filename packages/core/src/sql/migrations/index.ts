@@ -3,6 +3,7 @@ import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
 import deliveryRoutes from "./0002_delivery_routes.ts"
 import obligations from "./0003_obligations.ts"
+import oauth from "./0005_oauth.ts"
 
 /**
  * Every schema change, in order. The migrator applies only ids above the
@@ -15,5 +16,6 @@ import obligations from "./0003_obligations.ts"
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": foundation,
   "0002_delivery_routes": deliveryRoutes,
-  "0003_obligations": obligations
+  "0003_obligations": obligations,
+  "0005_oauth": oauth
 }

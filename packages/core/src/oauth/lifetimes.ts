@@ -1,0 +1,37 @@
+import { Context } from "effect"
+
+const DAY = 24 * 60 * 60
+
+/**
+ * How long each OAuth artefact lives, in seconds (decided in docs/decisions.md).
+ * A host may change them; the protocol's own numbers are the defaults.
+ */
+export const OAuthLifetimes = Context.Reference<{
+  /** An authorization code (DESIGN: 60 s). */
+  readonly codeSeconds: number
+  /** An access token (spec: 3600 s). */
+  readonly accessTokenSeconds: number
+  /** A refresh token unused for this long expires (sliding: each rotation starts it again). */
+  readonly refreshIdleSeconds: number
+  /** No refresh token outlives its grant's authorization by more than this (absolute). */
+  readonly refreshAbsoluteSeconds: number
+  /** An authorize request waiting for its browser to sign in and decide. */
+  readonly pendingSeconds: number
+  /** A signed-in browser session on the consent page. */
+  readonly sessionSeconds: number
+}>("@opsplatform/core/oauth/OAuthLifetimes", {
+  defaultValue: () => ({
+    codeSeconds: 60,
+    accessTokenSeconds: 3600,
+    refreshIdleSeconds: 30 * DAY,
+    refreshAbsoluteSeconds: 90 * DAY,
+    pendingSeconds: 10 * 60,
+    sessionSeconds: 12 * 60 * 60
+  })
+})
+
+/** Token prefixes beyond the credential kinds (DESIGN: Credentials). */
+export const oauthPrefixes = {
+  refreshToken: "svc_rt_",
+  clientSecret: "svc_cs_"
+} as const

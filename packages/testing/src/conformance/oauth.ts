@@ -1,0 +1,361 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer, Option } from "effect"
+import type { CoreLayers } from "@opsplatform/core"
+import type {
+  AuthorizationCode,
+  Grant,
+  PendingAuthorization,
+  RefreshToken,
+  StoredApp,
+  StoredInstallation
+} from "@opsplatform/core/oauth/model"
+import { OAuthAppRepo } from "@opsplatform/core/oauth/OAuthAppRepo"
+import { OAuthGrantRepo } from "@opsplatform/core/oauth/OAuthGrantRepo"
+import { OAuthSessionRepo } from "@opsplatform/core/oauth/OAuthSessionRepo"
+import { Ids } from "@opsplatform/core/shared/Ids"
+import { pageRequest } from "@opsplatform/core/shared/pagination"
+import type { Tenant } from "@opsplatform/core/shared/tenant"
+import { Transactor } from "@opsplatform/core/shared/Transactor"
+import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
+import { freshOrganization, timestamps } from "./support.ts"
+
+type Storage = Layer.Layer<CoreLayers.StoragePorts | Ids, unknown>
+
+const app = (id: string, owner: Tenant | null, at: string, overrides: Partial<StoredApp> = {}): StoredApp => ({
+  id,
+  client_id: `app_${id.replace(/-/g, "")}`,
+  organization_id: owner?.organizationId ?? null,
+  environment: owner?.environment ?? null,
+  name: "Conformance app",
+  type: "confidential",
+  redirect_uris: ["https://app.example/callback", "http://127.0.0.1/cb"],
+  scopes: ["locations:read", "expenses:read"],
+  grant_types: ["authorization_code", "refresh_token", "client_credentials"],
+  secret_hash: `h-secret-${id}`,
+  secret_prefix: "svc_cs_abcd",
+  secret_rotated_at: null,
+  created_at: at,
+  updated_at: at,
+  ...overrides
+})
+
+const freshUser = Effect.gen(function*() {
+  const ids = yield* Ids
+  const id = yield* ids.uuid
+  yield* Effect.orDie((yield* TenancyRepo).insertUser(
+    { id, email: `oauth-${id}@example.test`, name: "Member", created_at: timestamps(1)[0]! },
+    null
+  ))
+  return id
+})
+
+/** An app, a grant of it and a user, ready for codes and refresh tokens. */
+const grantFixture = Effect.gen(function*() {
+  const apps = yield* OAuthAppRepo
+  const grants = yield* OAuthGrantRepo
+  const ids = yield* Ids
+  const org = yield* freshOrganization
+  const userId = yield* freshUser
+  const [t0] = timestamps(1)
+  const a = app(yield* ids.uuid, org.live, t0!)
+  yield* Effect.orDie(apps.insertApp(a))
+  const grant: Grant = {
+    id: yield* ids.uuid,
+    app_id: a.id,
+    kind: "authorization_code",
+    organization_id: org.id,
+    environment: "live",
+    user_id: userId,
+    installation_id: null,
+    scopes: ["locations:read"],
+    created_at: t0!,
+    refresh_until: "2026-04-01T00:00:00.000Z",
+    revoked_at: null
+  }
+  yield* grants.insertGrant(grant)
+  return { org, userId, app: a, grant }
+})
+
+/** An unused code of the fixture's app and member. */
+const newCode = (f: Effect.Success<typeof grantFixture>, createdAt: string, expiresAt: string) =>
+  Effect.gen(function*() {
+    const ids = yield* Ids
+    const code: AuthorizationCode = {
+      id: yield* ids.uuid,
+      code_hash: `h-code-${yield* ids.uuid}`,
+      app_id: f.app.id,
+      grant_id: yield* ids.uuid,
+      organization_id: f.org.id,
+      environment: "live",
+      user_id: f.userId,
+      redirect_uri: "https://app.example/callback",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      scopes: ["locations:read", "expenses:read"],
+      created_at: createdAt,
+      expires_at: expiresAt,
+      used_at: null
+    }
+    yield* (yield* OAuthGrantRepo).insertCode(code)
+    return code
+  })
+
+/**
+ * Runs `consume` 20 times at once, each in its own transaction held open a
+ * moment after the update, so on a server the others wait on the row while the
+ * first has not committed. Returns how many got the row.
+ */
+const race = (consume: Effect.Effect<Option.Option<unknown>>) =>
+  Effect.gen(function*() {
+    const tx = yield* Transactor
+    const outcomes = yield* Effect.all(
+      Array.from({ length: 20 }, () =>
+        tx.withTransaction(Effect.gen(function*() {
+          const won = yield* consume
+          yield* Effect.sleep("10 millis")
+          return Option.isSome(won)
+        }))),
+      { concurrency: "unbounded" }
+    )
+    return outcomes.filter((won) => won).length
+  })
+
+const refreshToken = (id: string, grant: Grant, at: string, parentId: string | null = null): RefreshToken => ({
+  id,
+  token_hash: `h-rt-${id}`,
+  grant_id: grant.id,
+  app_id: grant.app_id,
+  parent_id: parentId,
+  created_at: at,
+  expires_at: "2026-02-01T00:00:00.000Z",
+  used_at: null,
+  revoked_at: null
+})
+
+/** The contracts of OAuthAppRepo, OAuthGrantRepo and OAuthSessionRepo. */
+export const oauthRepoConformance = (name: string, storage: Storage) =>
+  describe(`OAuth repositories conformance: ${name}`, () => {
+    layer(storage, { timeout: "60 seconds", excludeTestServices: true })((it) => {
+      it.effect("keeps apps, finds them by id and client id, and shows them only to their owner", () =>
+        Effect.gen(function*() {
+          const repo = yield* OAuthAppRepo
+          const ids = yield* Ids
+          const a = yield* freshOrganization
+          const b = yield* freshOrganization
+          const [t0, t1] = timestamps(2)
+          const mine = app(yield* ids.uuid, a.live, t0!)
+          const operators = app(yield* ids.uuid, null, t1!, { type: "public", secret_hash: null, secret_prefix: null })
+          yield* Effect.orDie(repo.insertApp(mine))
+          yield* Effect.orDie(repo.insertApp(operators))
+          assert.deepStrictEqual(yield* repo.findOwnedApp(a.live, mine.id), Option.some(mine))
+          assert.isTrue(Option.isNone(yield* repo.findOwnedApp(a.sandbox, mine.id)))
+          assert.isTrue(Option.isNone(yield* repo.findOwnedApp(b.live, mine.id)))
+          assert.deepStrictEqual(yield* repo.findAppByClientId(mine.client_id), Option.some(mine))
+          assert.deepStrictEqual(yield* repo.findAppById(operators.id), Option.some(operators))
+          assert.deepStrictEqual(
+            (yield* repo.findAppsByIds([mine.id, operators.id])).map((x) => x.id).sort(),
+            [mine.id, operators.id].sort()
+          )
+          const page = yield* pageRequest({})
+          assert.deepStrictEqual((yield* repo.listOwnedApps(a.live, page)).items.map((x) => x.id), [mine.id])
+          assert.strictEqual((yield* repo.listOwnedApps(b.live, page)).meta.total, 0)
+          const renamed = { ...mine, name: "Renamed", scopes: ["locations:read"], redirect_uris: ["https://x.example/cb"], updated_at: t1! }
+          yield* repo.updateApp(renamed)
+          assert.deepStrictEqual(yield* repo.findAppById(mine.id), Option.some(renamed))
+          const duplicate = yield* Effect.flip(repo.insertApp({ ...app(yield* ids.uuid, a.live, t0!), client_id: mine.client_id }))
+          assert.strictEqual(duplicate._tag, "Conflict")
+        }))
+
+      it.effect("installs an app once per organization environment and keeps installations per tenant", () =>
+        Effect.gen(function*() {
+          const repo = yield* OAuthAppRepo
+          const ids = yield* Ids
+          const owner = yield* freshOrganization
+          const other = yield* freshOrganization
+          const [t0, t1] = timestamps(2)
+          const a = app(yield* ids.uuid, owner.live, t0!)
+          yield* Effect.orDie(repo.insertApp(a))
+          const installation = (tenant: Tenant, at: string): Effect.Effect<StoredInstallation> =>
+            Effect.map(ids.uuid, (id) => ({
+              id,
+              app_id: a.id,
+              organization_id: tenant.organizationId,
+              environment: tenant.environment,
+              scopes: ["locations:read"],
+              created_at: at
+            }))
+          const live = yield* installation(other.live, t0!)
+          const sandbox = yield* installation(other.sandbox, t1!)
+          yield* Effect.orDie(repo.insertInstallation(live))
+          yield* Effect.orDie(repo.insertInstallation(sandbox))
+          const twice = yield* Effect.flip(repo.insertInstallation(yield* installation(other.live, t1!)))
+          assert.strictEqual(twice._tag, "Conflict")
+          assert.deepStrictEqual(yield* repo.findInstallation(other.live, live.id), Option.some(live))
+          assert.isTrue(Option.isNone(yield* repo.findInstallation(other.sandbox, live.id)))
+          assert.isTrue(Option.isNone(yield* repo.findInstallation(owner.live, live.id)))
+          assert.deepStrictEqual((yield* repo.installationsOfApp(a.id)).map((i) => i.id), [live.id, sandbox.id])
+          const page = yield* pageRequest({})
+          assert.deepStrictEqual((yield* repo.listInstallations(other.live, page)).items, [live])
+          assert.isTrue(Option.isNone(yield* repo.deleteInstallation(owner.live, live.id)))
+          assert.deepStrictEqual(yield* repo.deleteInstallation(other.live, live.id), Option.some(live))
+          assert.deepStrictEqual((yield* repo.installationsOfApp(a.id)).map((i) => i.id), [sandbox.id])
+        }))
+
+      it.effect("deleting an app removes its installations, grants, codes and refresh tokens", () =>
+        Effect.gen(function*() {
+          const apps = yield* OAuthAppRepo
+          const grants = yield* OAuthGrantRepo
+          const ids = yield* Ids
+          const f = yield* grantFixture
+          const [t0] = timestamps(1)
+          const rt = refreshToken(yield* ids.uuid, f.grant, t0!)
+          yield* grants.insertRefreshToken(rt)
+          assert.isTrue(yield* apps.deleteApp(f.app.id))
+          assert.isFalse(yield* apps.deleteApp(f.app.id))
+          assert.isTrue(Option.isNone(yield* grants.findGrant(f.grant.id)))
+          assert.isTrue(Option.isNone(yield* grants.findRefreshTokenByHash(rt.token_hash)))
+        }))
+
+      it.effect("a code is consumed once; the second consume finds nothing", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const f = yield* grantFixture
+          const [t0, t1, t2] = timestamps(3)
+          const code = yield* newCode(f, t0!, t1!)
+          assert.deepStrictEqual(yield* grants.findCodeByHash(code.code_hash), Option.some(code))
+          assert.deepStrictEqual(yield* grants.consumeCode(code.id, t1!), Option.some({ ...code, used_at: t1! }))
+          assert.isTrue(Option.isNone(yield* grants.consumeCode(code.id, t2!)))
+          assert.strictEqual(Option.getOrThrow(yield* grants.findCodeByHash(code.code_hash)).used_at, t1)
+        }))
+
+      it.effect("refresh tokens form a chain; a used or revoked one cannot be consumed", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const ids = yield* Ids
+          const f = yield* grantFixture
+          const [t0, t1, t2] = timestamps(3)
+          const first = refreshToken(yield* ids.uuid, f.grant, t0!)
+          yield* grants.insertRefreshToken(first)
+          assert.deepStrictEqual(yield* grants.findRefreshTokenByHash(first.token_hash), Option.some(first))
+          assert.deepStrictEqual(yield* grants.consumeRefreshToken(first.id, t1!), Option.some({ ...first, used_at: t1! }))
+          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(first.id, t2!)))
+          const second = refreshToken(yield* ids.uuid, f.grant, t1!, first.id)
+          yield* grants.insertRefreshToken(second)
+          assert.deepStrictEqual((yield* grants.chainOf(f.grant.id)).map((t) => [t.id, t.parent_id]), [
+            [first.id, null],
+            [second.id, first.id]
+          ])
+          assert.isTrue(yield* grants.revokeGrant(f.grant.id, t2!))
+          assert.isFalse(yield* grants.revokeGrant(f.grant.id, t2!))
+          assert.strictEqual(Option.getOrThrow(yield* grants.findGrant(f.grant.id)).revoked_at, t2)
+          assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(second.token_hash)).revoked_at, t2)
+          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(second.id, t2!)))
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, undefined), [])
+        }))
+
+      it.effect("lists an app's live grants per tenant or everywhere", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const ids = yield* Ids
+          const f = yield* grantFixture
+          const [t0] = timestamps(1)
+          const sandbox: Grant = { ...f.grant, id: yield* ids.uuid, environment: "sandbox" }
+          yield* grants.insertGrant(sandbox)
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, f.org.live), [f.grant.id])
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, f.org.sandbox), [sandbox.id])
+          assert.deepStrictEqual([...(yield* grants.liveGrantIds(f.app.id, undefined))].sort(), [f.grant.id, sandbox.id].sort())
+          yield* grants.revokeGrant(sandbox.id, t0!)
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, undefined), [f.grant.id])
+        }))
+
+      it.effect("of 20 concurrent consumes of one refresh token, exactly one wins", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const ids = yield* Ids
+          const f = yield* grantFixture
+          const [t0, t1] = timestamps(2)
+          const token = refreshToken(yield* ids.uuid, f.grant, t0!)
+          yield* grants.insertRefreshToken(token)
+          assert.strictEqual(yield* race(grants.consumeRefreshToken(token.id, t1!)), 1)
+          assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(token.token_hash)).used_at, t1)
+        }))
+
+      it.effect("of 20 concurrent consumes of one code, exactly one wins", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const f = yield* grantFixture
+          const [t0, t1] = timestamps(2)
+          const code = yield* newCode(f, t0!, t1!)
+          assert.strictEqual(yield* race(grants.consumeCode(code.id, t1!)), 1)
+        }))
+
+      it.effect("sessions rotate their token at sign-in; a pending request is taken once", () =>
+        Effect.gen(function*() {
+          const sessions = yield* OAuthSessionRepo
+          const f = yield* grantFixture
+          const ids = yield* Ids
+          const [t0, t1, t2] = timestamps(3)
+          const session = { id: yield* ids.uuid, token_hash: `h-s-${yield* ids.uuid}`, user_id: null, created_at: t0!, expires_at: t2! }
+          yield* sessions.insertSession(session)
+          assert.deepStrictEqual(yield* sessions.findSessionByHash(session.token_hash), Option.some(session))
+          const rotated = `h-s2-${yield* ids.uuid}`
+          yield* sessions.signInSession(session.id, rotated, f.userId, t2!)
+          assert.isTrue(Option.isNone(yield* sessions.findSessionByHash(session.token_hash)))
+          assert.deepStrictEqual(
+            yield* sessions.findSessionByHash(rotated),
+            Option.some({ ...session, token_hash: rotated, user_id: f.userId, expires_at: t2! })
+          )
+          const pending: PendingAuthorization = {
+            id: yield* ids.uuid,
+            handle_hash: `h-p-${yield* ids.uuid}`,
+            session_id: session.id,
+            app_id: f.app.id,
+            redirect_uri: "http://127.0.0.1:5555/cb",
+            scopes: ["locations:read"],
+            state: "xyz",
+            code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+            created_at: t0!,
+            expires_at: t1!
+          }
+          yield* sessions.insertPending(pending)
+          assert.deepStrictEqual(yield* sessions.findPendingByHash(pending.handle_hash), Option.some(pending))
+          assert.deepStrictEqual(yield* sessions.takePending(pending.id), Option.some(pending))
+          assert.isTrue(Option.isNone(yield* sessions.takePending(pending.id)))
+        }))
+
+      it.effect("purges expired pending requests and sessions, keeping live ones", () =>
+        Effect.gen(function*() {
+          const sessions = yield* OAuthSessionRepo
+          const f = yield* grantFixture
+          const ids = yield* Ids
+          const past = "2000-01-01T00:00:00.000Z"
+          const cutoff = "2000-01-02T00:00:00.000Z"
+          const future = "2999-01-01T00:00:00.000Z"
+          const live = { id: yield* ids.uuid, token_hash: `h-s-${yield* ids.uuid}`, user_id: null, created_at: past, expires_at: future }
+          const dead = { ...live, id: yield* ids.uuid, token_hash: `h-s-${yield* ids.uuid}`, expires_at: past }
+          yield* sessions.insertSession(live)
+          yield* sessions.insertSession(dead)
+          const pending = (sessionId: string, expires: string) =>
+            Effect.map(ids.uuid, (id): PendingAuthorization => ({
+              id,
+              handle_hash: `h-p-${id}`,
+              session_id: sessionId,
+              app_id: f.app.id,
+              redirect_uri: "https://app.example/callback",
+              scopes: ["locations:read"],
+              state: null,
+              code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+              created_at: past,
+              expires_at: expires
+            }))
+          const keep = yield* pending(live.id, future)
+          const expired = yield* pending(live.id, past)
+          yield* sessions.insertPending(keep)
+          yield* sessions.insertPending(expired)
+          assert.isAtLeast(yield* sessions.purgeExpired(cutoff), 2)
+          assert.isTrue(Option.isSome(yield* sessions.findSessionByHash(live.token_hash)))
+          assert.isTrue(Option.isNone(yield* sessions.findSessionByHash(dead.token_hash)))
+          assert.isTrue(Option.isSome(yield* sessions.findPendingByHash(keep.handle_hash)))
+          assert.isTrue(Option.isNone(yield* sessions.findPendingByHash(expired.handle_hash)))
+        }))
+    })
+  })
