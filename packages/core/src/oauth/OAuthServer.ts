@@ -10,6 +10,7 @@ import {
   hashToken,
   verifyLowEntropy
 } from "../auth/secrets.ts"
+import { RateLimiter } from "../ratelimit/RateLimiter.ts"
 import { Ids } from "../shared/Ids.ts"
 import { isUuid } from "../shared/schemas.ts"
 import { environments, type Environment } from "../shared/tenant.ts"
@@ -22,9 +23,10 @@ import {
   InteractionRefused,
   OAuthError,
   type OAuthErrorCode,
-  SignInFailed
+  SignInFailed,
+  SignInThrottled
 } from "./errors.ts"
-import { OAuthLifetimes, oauthPrefixes } from "./lifetimes.ts"
+import { OAuthLifetimes, oauthPrefixes, signInPolicy } from "./lifetimes.ts"
 import type { BrowserSession, Grant, PendingAuthorization, StoredApp } from "./model.ts"
 import { OAuthAppRepo } from "./OAuthAppRepo.ts"
 import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
@@ -133,7 +135,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
   readonly viewInteraction: (handle: string, sessionToken: string | undefined) => Effect.Effect<InteractionView, InteractionRefused>
   readonly signIn: (
     input: { readonly handle: string; readonly sessionToken: string | undefined; readonly csrf: string; readonly email: string; readonly password: string }
-  ) => Effect.Effect<{ readonly sessionToken: string }, InteractionRefused | SignInFailed>
+  ) => Effect.Effect<{ readonly sessionToken: string }, InteractionRefused | SignInFailed | SignInThrottled>
   readonly decide: (
     input: {
       readonly handle: string
@@ -167,6 +169,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
     | OAuthSessionRepo
     | TenancyRepo
     | Credentials
+    | RateLimiter
     | Ids
     | Transactor
     | Digest.Digest
@@ -181,6 +184,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
       const sessions = yield* OAuthSessionRepo
       const tenancy = yield* TenancyRepo
       const credentials = yield* Credentials
+      const limiter = yield* RateLimiter
       const ids = yield* Ids
       const tx = yield* Transactor
       const revokeGrants = grantRevoker(grants, credentials, tx)
@@ -430,11 +434,18 @@ export class OAuthServer extends Context.Service<OAuthServer, {
         signIn: Effect.fn("OAuthServer.signIn")(function*(input) {
           const { session, sessionToken } = yield* loadInteraction(input.handle, input.sessionToken)
           yield* checkCsrf(sessionToken, input.handle, input.csrf)
-          const user = input.email.length > 254 ? Option.none() : yield* tenancy.findUserByEmail(input.email.trim())
+          const email = input.email.trim().toLowerCase()
+          // Keyed by a hash: the counters table never holds an email address.
+          const attemptKey = `${signInPolicy.name}:${yield* hash(email)}`
+          const attempt = yield* limiter.consume(attemptKey, signInPolicy)
+          if (!attempt.allowed) return yield* new SignInThrottled({ retryAfterSec: attempt.resetSeconds })
+          const user = input.email.length > 254 ? Option.none() : yield* tenancy.findUserByEmail(email)
           const stored = Option.match(user, { onNone: () => null, onSome: (u) => u.password_hash })
           const password = input.password.slice(0, 200)
           const ok = yield* withCrypto(verifyLowEntropy(password, stored ?? decoyHash))
           if (!ok || stored === null || Option.isNone(user)) return yield* new SignInFailed()
+          // Only failed attempts count against the account.
+          yield* limiter.refund(attemptKey, signInPolicy)
           const nowMs = yield* now
           const l = yield* lifetimes
           const token = yield* random

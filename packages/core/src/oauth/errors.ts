@@ -62,6 +62,16 @@ export class SignInFailed extends Schema.TaggedError<SignInFailed>()("SignInFail
   }
 }
 
+/** Too many sign-in attempts for one account in the current window. */
+export class SignInThrottled extends Schema.TaggedError<SignInThrottled>()("SignInThrottled", {
+  retryAfterSec: Schema.Int
+}) {
+  override get message() {
+    const minutes = Math.ceil(this.retryAfterSec / 60)
+    return `Too many sign-in attempts for this account. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+  }
+}
+
 /** The signed-in member chose an organization they do not belong to, or no environment. */
 export class ConsentChoiceInvalid extends Schema.TaggedError<ConsentChoiceInvalid>()("ConsentChoiceInvalid", {
   reason: Schema.String

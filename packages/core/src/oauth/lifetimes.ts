@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import type { RatePolicy } from "../ratelimit/RateLimiter.ts"
 
 const DAY = 24 * 60 * 60
 
@@ -29,6 +30,14 @@ export const OAuthLifetimes = Context.Reference<{
     sessionSeconds: 12 * 60 * 60
   })
 })
+
+/**
+ * Failed sign-in attempts per account on the consent page. The attempt is
+ * counted before the password is checked (so parallel guesses cannot pass the
+ * limit together) and given back when it succeeds. Ten per quarter hour leaves
+ * a member who mistypes room.
+ */
+export const signInPolicy: RatePolicy = { name: "oauth-sign-in", limit: 10, windowSeconds: 15 * 60 }
 
 /** Token prefixes beyond the credential kinds (DESIGN: Credentials). */
 export const oauthPrefixes = {

@@ -33,6 +33,13 @@ export const windowOf = (nowMs: number, policy: RatePolicy) => {
  */
 export class RateLimiter extends Context.Service<RateLimiter, {
   readonly consume: (key: string, policy: RatePolicy) => Effect.Effect<RateDecision>
+  /**
+   * Gives back one request admitted in the current window, for policies that
+   * count only failures: consume first (so concurrent attempts cannot pass the
+   * limit together), refund when the attempt succeeds. A no-op once the window
+   * has turned.
+   */
+  readonly refund: (key: string, policy: RatePolicy) => Effect.Effect<void>
 }>()("@opsplatform/core/ratelimit/RateLimiter") {
   /** One process: counters in memory. */
   static readonly layerMemory: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, () => {
@@ -52,6 +59,13 @@ export class RateLimiter extends Context.Service<RateLimiter, {
           if (count >= policy.limit) return { allowed: false, limit: policy.limit, remaining: 0, resetSeconds }
           windows.set(key, { start: windowStart, count: count + 1 })
           return { allowed: true, limit: policy.limit, remaining: policy.limit - count - 1, resetSeconds }
+        }),
+      refund: (key, policy) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const current = windows.get(key)
+          if (current !== undefined && current.start === windowOf(now, policy).start && current.count > 0) {
+            windows.set(key, { start: current.start, count: current.count - 1 })
+          }
         })
     })
   })
@@ -83,6 +97,12 @@ export class RateLimiter extends Context.Service<RateLimiter, {
             return row === undefined
               ? { allowed: false, limit: policy.limit, remaining: 0, resetSeconds }
               : { allowed: true, limit: policy.limit, remaining: Math.max(0, policy.limit - Number(row.count)), resetSeconds }
+          }),
+        refund: (key, policy) =>
+          Effect.gen(function*() {
+            const { start } = windowOf(yield* Clock.currentTimeMillis, policy)
+            yield* orDie(sql`UPDATE rate_limit_counters SET count = count - 1
+              WHERE key = ${key} AND window_start = ${DateTime.formatIso(DateTime.makeUnsafe(start))} AND count > 0`)
           })
       }))
   )

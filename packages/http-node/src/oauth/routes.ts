@@ -212,7 +212,13 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     }
     const failure = outcome.failure
     if (failure._tag === "InteractionRefused") return errorPage(failure.status, failure.reason)
-    return yield* interactionPage(handle, 401, { signIn: failure.message, email: form.get("email").slice(0, 254) })
+    const page = yield* interactionPage(handle, failure._tag === "SignInThrottled" ? 429 : 401, {
+      signIn: failure.message,
+      email: form.get("email").slice(0, 254)
+    })
+    return failure._tag === "SignInThrottled"
+      ? HttpServerResponse.setHeader(page, "retry-after", String(failure.retryAfterSec))
+      : page
   }).pipe(Effect.catch(Effect.succeed)))
 
   yield* router.add("POST", paths.consent, Effect.gen(function*() {

@@ -472,6 +472,42 @@ for (const db of testDatabases()) {
         expect(elsewhere.text).not.toContain("csrf")
       })
 
+      it("throttles sign-in per account: the eleventh attempt in the window is 429 even with the right password", async () => {
+        const member = await seedFixture(server, "Throttled org")
+        const bystander = await seedFixture(server, "Bystander org")
+        const signInPage = async (agent: Agent) => {
+          const { challenge } = await pkce()
+          const start = await agent.get(authorizeUrl({ client_id: app.client_id, redirect_uri: CALLBACK, scope: "locations:read", code_challenge: challenge }))
+          const page = await agent.get(start.location!)
+          return { request: hiddenField(page.text, "request"), csrf: hiddenField(page.text, "csrf") }
+        }
+        const agent = new Agent(server.url)
+        const form = await signInPage(agent)
+        for (let i = 0; i < 10; i++) {
+          const wrong = await agent.post("/api/oauth/sign-in", { ...form, email: memberEmail(member), password: `guess ${i}` })
+          expect(wrong.status).toBe(401)
+        }
+        // The same account in another letter case, with the right password: still refused, before any check of it.
+        const blocked = await agent.post("/api/oauth/sign-in", { ...form, email: memberEmail(member).toUpperCase(), password: MEMBER_PASSWORD })
+        expect(blocked.status).toBe(429)
+        expect(blocked.location).toBeNull()
+        const retryAfter = Number(blocked.headers.get("retry-after"))
+        expect(retryAfter).toBeGreaterThanOrEqual(1)
+        expect(retryAfter).toBeLessThanOrEqual(15 * 60)
+        expect(blocked.text).toContain("Too many sign-in attempts")
+        // Another account is not held back by it.
+        const other = new Agent(server.url)
+        const otherForm = await signInPage(other)
+        const elsewhere = await other.post("/api/oauth/sign-in", { ...otherForm, email: memberEmail(bystander), password: MEMBER_PASSWORD })
+        expect(elsewhere.status).toBe(303)
+        // Once the window has turned, the member signs in.
+        time.advance(retryAfter * 1000)
+        const later = new Agent(server.url)
+        const laterForm = await signInPage(later)
+        const signedIn = await later.post("/api/oauth/sign-in", { ...laterForm, email: memberEmail(member), password: MEMBER_PASSWORD })
+        expect(signedIn.status).toBe(303)
+      })
+
       it("refuses a tampered or missing CSRF token", async () => {
         const { challenge } = await pkce()
         const agent = new Agent(server.url)

@@ -288,6 +288,34 @@ export const rateLimiterConformance = (name: string, storage: Storage) =>
           assert.deepStrictEqual((yield* limiter.consume(key, policy)).remaining, 2)
         }).pipe(Effect.provide(TestClock.layer())))
 
+      it.effect("a refund gives back one request of the current window, and none of a window gone by", () =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const key = `conformance:${yield* (yield* Ids).uuid}`
+          const policy = { name: "test", limit: 2, windowSeconds: 60 }
+          yield* TestClock.setTime(Date.UTC(2026, 2, 2, 12, 0, 10))
+          yield* limiter.consume(key, policy)
+          yield* limiter.consume(key, policy)
+          assert.isFalse((yield* limiter.consume(key, policy)).allowed)
+          yield* limiter.refund(key, policy)
+          assert.deepStrictEqual(yield* limiter.consume(key, policy), { allowed: true, limit: 2, remaining: 0, resetSeconds: 50 })
+          // Refunds never go below zero: two refunds of an unused key leave it at the full limit.
+          const fresh = `${key}:fresh`
+          yield* limiter.refund(fresh, policy)
+          yield* limiter.consume(fresh, policy)
+          yield* limiter.refund(fresh, policy)
+          yield* limiter.refund(fresh, policy)
+          assert.strictEqual((yield* limiter.consume(fresh, policy)).remaining, 1)
+          // A refund in the next window does not lift that window's count.
+          yield* limiter.consume(fresh, policy)
+          yield* TestClock.adjust("60 seconds")
+          yield* limiter.consume(fresh, policy)
+          yield* limiter.consume(fresh, policy)
+          yield* TestClock.adjust("60 seconds")
+          yield* limiter.refund(fresh, policy)
+          assert.strictEqual((yield* limiter.consume(fresh, policy)).remaining, 1)
+        }).pipe(Effect.provide(TestClock.layer())))
+
       it.effect("never admits more than the limit to concurrent callers", () =>
         Effect.gen(function*() {
           const limiter = yield* RateLimiter
