@@ -12,6 +12,10 @@ import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
 import { Tenancy } from "./tenancy/Tenancy.ts"
+import { DeliveryRepo } from "./webhooks/DeliveryRepo.ts"
+import { DeliverySignal } from "./webhooks/DeliverySignal.ts"
+import { WebhookRepo } from "./webhooks/WebhookRepo.ts"
+import { Webhooks } from "./webhooks/Webhooks.ts"
 
 /**
  * Every storage port on SQL. A host with its own storage provides its own
@@ -26,6 +30,9 @@ export type StoragePorts =
   | Outbox
   | Transactor
   | IdempotencyRepo
+  | WebhookRepo
+  | DeliveryRepo
+  | DeliverySignal
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -34,11 +41,13 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   ExpenseRepo.layerSql,
   Outbox.layerSql,
   Transactor.layerSql,
-  IdempotencyRepo.layerSql
-)
+  IdempotencyRepo.layerSql,
+  WebhookRepo.layerSql,
+  DeliveryRepo.layerSql
+).pipe(Layer.provideMerge(DeliverySignal.layer))
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer).pipe(
+export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer, Webhooks.layer).pipe(
   Layer.provideMerge(Tenancy.layer)
 )
 

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
+import { WebhooksApi } from "./Webhooks.ts"
 import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
@@ -24,6 +25,7 @@ const scopesIntoSecurity = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("opsplatform")
   .add(LocationsApi)
   .add(ExpensesApi)
+  .add(WebhooksApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

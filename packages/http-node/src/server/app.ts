@@ -2,15 +2,18 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Effect, type FileSystem, Layer, type Path } from "effect"
 import { type Etag, type HttpPlatform, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import type { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
-import { CoreLayers, Ids } from "@opsplatform/core"
+import { CoreLayers, Ids, type SecretBox, type WebhookTransport } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
+import { WebhooksHandlers } from "../http/Webhooks.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+import { webhooksInfrastructure } from "./webhooks.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -22,11 +25,20 @@ export const CryptoLive = Layer.mergeAll(
 )
 
 /** Core services on SQL storage, with migrations applied. */
-export type CoreLive = CoreLayers.DomainServices | CoreLayers.StoragePorts | Ids.Ids | SqlClient.SqlClient | Layer.Success<typeof CryptoLive>
+export type CoreLive =
+  | CoreLayers.DomainServices
+  | CoreLayers.StoragePorts
+  | Ids.Ids
+  | SqlClient.SqlClient
+  | PgClient.PgClient
+  | Layer.Success<typeof CryptoLive>
+  | SecretBox.SecretBox
+  | WebhookTransport.WebhookTransport
 
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
@@ -55,7 +67,7 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
 }))
 
-const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers)
+const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers, WebhooksHandlers)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import type { CoreLive } from "./app.ts"
+import { webhookWorkerJob } from "./webhooks.ts"
 
 /**
  * Work that runs inside `opsplatform serve` beside the HTTP server (webhook
@@ -7,7 +8,7 @@ import type { CoreLive } from "./app.ts"
  * loop in the server's scope, so SIGTERM stops it with the server. Add new
  * jobs to this list.
  */
-export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = []
+export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [webhookWorkerJob]
 
 export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>
   enabled && backgroundJobs.length > 0

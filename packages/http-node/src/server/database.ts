@@ -8,8 +8,17 @@ import { Migrations } from "@opsplatform/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-/** How many connections the embedded server accepts; the client pool stays within it. */
+/** How many connections the embedded server accepts. */
 const EMBEDDED_CONNECTIONS = 4
+
+/**
+ * The client's pool on the embedded database: one connection. PGlite is one
+ * session, and its socket server interleaves the protocol messages of
+ * concurrent statements from different connections outside a transaction
+ * (two concurrent extended-protocol queries then fail with `portal "" does not
+ * exist`), so every statement goes through a single connection, one at a time.
+ */
+const EMBEDDED_CLIENT_CONNECTIONS = 1
 
 export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
@@ -114,7 +123,7 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
               port,
               username: "postgres",
               database: "postgres",
-              maxConnections: EMBEDDED_CONNECTIONS,
+              maxConnections: EMBEDDED_CLIENT_CONNECTIONS,
               applicationName: "opsplatform"
             })
         )

@@ -1,13 +1,15 @@
 import { Layer } from "effect"
 import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
-import { CoreLayers, Ids, Secrets } from "@opsplatform/core"
+import { CoreLayers, DeliverySignal, Ids, SecretBox, Secrets, WebhookTransport } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
-import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, OutboxMemory, TenancyRepoMemory } from "./repos.ts"
+import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, TenancyRepoMemory } from "./repos.ts"
+import { DeliveryRepoMemory, OutboxMemory, WebhookRepoMemory } from "./webhooks.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./idempotency.ts"
 export * from "./repos.ts"
+export * from "./webhooks.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
 export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = Layer.mergeAll(
@@ -17,8 +19,10 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   ExpenseRepoMemory,
   OutboxMemory,
   IdempotencyRepoMemory,
+  WebhookRepoMemory,
+  DeliveryRepoMemory,
   MemoryStore.transactor
-).pipe(Layer.provideMerge(MemoryStore.layer))
+).pipe(Layer.provideMerge(DeliverySignal.DeliverySignal.layer), Layer.provideMerge(MemoryStore.layer))
 
 /** Web Crypto implementations of the crypto services: they run on every runtime. */
 export const WebCryptoLive = Layer.mergeAll(
@@ -28,6 +32,12 @@ export const WebCryptoLive = Layer.mergeAll(
   Aead.layerWebCrypto,
   Mac.layerWebCrypto
 ).pipe(Layer.provideMerge(SecureRandom.layerWebCrypto))
+
+/** The operator key of tests and examples: fixed, so sealed secrets open across layers built in one run. */
+export const testOperatorKey: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 0xff)
+
+/** A SecretBox under `testOperatorKey`. */
+export const TestSecretBox = SecretBox.SecretBox.layer(testOperatorKey).pipe(Layer.provide(WebCryptoLive))
 
 /** Cheap low-entropy hashing so tests that set PINs and passwords stay fast. */
 export const FastHashing = Layer.succeed(Secrets.LowEntropyHashCost, {
@@ -43,6 +53,8 @@ export const FastHashing = Layer.succeed(Secrets.LowEntropyHashCost, {
 export const MemoryCore = (options?: { readonly ids?: Layer.Layer<Ids.Ids> | undefined }) =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(MemoryStorage),
+    Layer.provideMerge(TestSecretBox),
+    Layer.provideMerge(WebhookTransport.WebhookTransport.layerOffline),
     Layer.provideMerge(options?.ids ?? Ids.Ids.layerSequential()),
     Layer.provideMerge(WebCryptoLive),
     Layer.provideMerge(FastHashing)

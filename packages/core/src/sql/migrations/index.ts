@@ -1,6 +1,7 @@
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
+import webhooks from "./0004_webhooks.ts"
 
 /**
  * Every schema change, in order. The migrator applies only ids above the
@@ -11,5 +12,6 @@ import foundation from "./0001_foundation.ts"
  * and webhooks, 0005 OAuth apps.
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0004_webhooks": webhooks
 }
