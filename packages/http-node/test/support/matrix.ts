@@ -40,5 +40,22 @@ export const matrixFactories: Record<string, GroupFactory> = {
       create: { description: "Matrix", category: "other", amount: "1.00", currency: "EUR", expense_date: "2026-01-01" },
       update: { description: "Changed" }
     }
+  },
+  webhooks: {
+    create: async (server, f) => {
+      const id = await created(server, f.tokens.api, "/v1/webhooks", {
+        url: "https://webhooks.example.com/matrix",
+        event_types: ["fleet_vehicle.created"]
+      })
+      const test = await call(server, "POST", `/v1/webhooks/${id}/test`, { token: f.tokens.api })
+      if (test.status !== 202) throw new Error(`seeding a test delivery answered ${test.status}: ${test.text}`)
+      return { id, deliveryId: test.json.data.delivery_id }
+    },
+    bodies: {
+      create: { url: "https://webhooks.example.com/matrix", event_types: ["fleet_vehicle.created"] },
+      update: { description: "Changed" },
+      rotateSecret: {},
+      redeliver: {}
+    }
   }
 }

@@ -5,6 +5,7 @@ export * from "./locations.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
+export * from "./webhooks.ts"
 
 import type { Effect, Layer } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
