@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { WebhookModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, ListEnvelope, pageQuery } from "./envelope.ts"
+import { carriesSecret } from "./idempotency.ts"
 import { scope } from "./security.ts"
 
 const idParam = { id: Schema.String.annotate({ description: "The webhook subscription id" }) }
@@ -23,7 +24,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("create", "/webhooks", {
       payload: WebhookModel.WebhookSubscriptionCreate,
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret).pipe(HttpApiSchema.status(201))
-    }).pipe(scope("webhooks:write")),
+    }).pipe(scope("webhooks:write"), carriesSecret),
     HttpApiEndpoint.get("get", "/webhooks/:id", {
       params: idParam,
       success: Envelope(WebhookModel.WebhookSubscription),
@@ -42,10 +43,11 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     }).pipe(scope("webhooks:write")),
     HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret", {
       params: idParam,
-      payload: WebhookModel.WebhookSecretRotate,
+      // The body is optional: no body means the defaults.
+      payload: [WebhookModel.WebhookSecretRotate, Schema.Null],
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret),
       error: NotFoundError
-    }).pipe(scope("webhooks:write")),
+    }).pipe(scope("webhooks:write"), carriesSecret),
     HttpApiEndpoint.post("test", "/webhooks/:id/test", {
       params: idParam,
       success: Envelope(WebhookModel.WebhookTestResult).pipe(HttpApiSchema.status(202)),
@@ -73,7 +75,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     }).pipe(scope("webhooks:read")),
     HttpApiEndpoint.post("redeliver", "/webhooks/:id/deliveries/:deliveryId/redeliver", {
       params: deliveryParams,
-      payload: WebhookModel.WebhookRedeliver,
+      payload: [WebhookModel.WebhookRedeliver, Schema.Null],
       success: HttpApiSchema.Empty(200).annotate({ description: "Scheduled: the delivery is due now. The body is empty." }),
       error: [NotFoundError, ConflictError]
     }).pipe(scope("webhooks:write"))

@@ -1,8 +1,8 @@
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { IdempotencyRepo } from "@opsplatform/core"
+import { IdempotencyRepo, SecretBox } from "@opsplatform/core"
 import { apiError, BadRequestError, ConflictError } from "./errors.ts"
 import { CurrentPrincipal } from "./security.ts"
 
@@ -16,6 +16,18 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
  * running twice. A failed request is not remembered, so it can be retried with
  * the same key. Keys belong to one credential and last 24 hours.
  */
+/**
+ * Marks an endpoint whose successful response shows a secret once (a webhook
+ * signing secret): its remembered response is sealed under the operator key,
+ * so a replay returns the same secret and the store never holds it in clear.
+ */
+export class ResponseCarriesSecret extends Context.Service<ResponseCarriesSecret, true>()(
+  "@opsplatform/http-node/ResponseCarriesSecret"
+) {}
+
+export const carriesSecret = <E extends { annotate: (key: any, value: any) => any }>(endpoint: E): E =>
+  endpoint.annotate(ResponseCarriesSecret, true) as E
+
 export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
   requires: CurrentPrincipal
 }>()("@opsplatform/http-node/Idempotency", {
@@ -25,12 +37,17 @@ export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
 const fail = (status: 400 | 409, code: string, message: string, details?: ReadonlyArray<{ field: string; issue: string }>) =>
   Effect.flatMap(apiError(status, code, message, details ? { details } : undefined), Effect.fail)
 
-export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.IdempotencyRepo | Digest.Digest> = Layer.effect(
+export const IdempotencyLive: Layer.Layer<
+  Idempotency,
+  never,
+  IdempotencyRepo.IdempotencyRepo | Digest.Digest | SecretBox.SecretBox
+> = Layer.effect(
   Idempotency,
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo.IdempotencyRepo
     const digest = yield* Digest.Digest
-    return Idempotency.of((httpEffect) =>
+    const box = yield* SecretBox.SecretBox
+    return Idempotency.of((httpEffect, { endpoint }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
@@ -59,9 +76,11 @@ export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.Id
           new Date(now).toISOString(),
           new Date(now - IDEMPOTENCY_WINDOW_MS).toISOString()
         )
+        const sealed = Context.getOrUndefined(endpoint.annotations, ResponseCarriesSecret) === true
+        const context = `idempotency:${principal.credentialId}:${key}`
         switch (outcome._tag) {
           case "Replay":
-            return HttpServerResponse.text(outcome.body, {
+            return HttpServerResponse.text(sealed ? yield* box.open(outcome.body, context) : outcome.body, {
               status: outcome.status,
               contentType: "application/json",
               headers: { "idempotent-replayed": "true" }
@@ -79,7 +98,8 @@ export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.Id
         }
         const response = yield* httpEffect.pipe(Effect.onExit((exit) => exit._tag === "Failure" ? repo.abandon(scope) : Effect.void))
         if (response.status < 300 && response.body._tag === "Uint8Array") {
-          yield* repo.complete(scope, response.status, new TextDecoder().decode(response.body.body))
+          const body = new TextDecoder().decode(response.body.body)
+          yield* repo.complete(scope, response.status, sealed ? yield* box.seal(body, context) : body)
         } else {
           yield* repo.abandon(scope)
         }

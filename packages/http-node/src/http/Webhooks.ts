@@ -28,7 +28,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(
           Effect.as(ok({ id: params.id, deleted: true as const }))
         ))
       .handle("rotateSecret", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => webhooks.rotateSecret(tenant, params.id, payload)).pipe(Effect.map(ok))))
+        domain(Effect.flatMap(currentTenant, (tenant) => webhooks.rotateSecret(tenant, params.id, payload ?? {})).pipe(Effect.map(ok))))
       .handle("test", ({ params }) =>
         domain(Effect.flatMap(currentTenant, (tenant) => webhooks.sendTest(tenant, params.id)).pipe(Effect.map(ok))))
       .handle("deliveries", ({ params, query }) =>
@@ -48,6 +48,6 @@ export const WebhooksHandlers = HttpApiBuilder.group(
           return okPage(yield* webhooks.listAttempts(tenant, params.id, params.deliveryId, page))
         })))
       .handle("redeliver", ({ params, payload }) =>
-        domain(Effect.flatMap(currentTenant, (tenant) => webhooks.redeliver(tenant, params.id, params.deliveryId, payload))))
+        domain(Effect.flatMap(currentTenant, (tenant) => webhooks.redeliver(tenant, params.id, params.deliveryId, payload ?? {}))))
   })
 )
