@@ -63,13 +63,20 @@ export const eventually = async <A>(
   for (;;) {
     const value = await read()
     if (predicate(value)) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`)
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`)
     await new Promise((r) => setTimeout(r, 50))
   }
 }
 
+/** Every delivery of a subscription, newest first, through the API's pages. */
 export const deliveriesOf = async (server: TestServer, token: string, subscriptionId: string) => {
-  const res = await call(server, "GET", `/v1/webhooks/${subscriptionId}/deliveries?perPage=100`, { token })
-  if (res.status !== 200) throw new Error(`listing deliveries answered ${res.status}: ${res.text}`)
-  return res.json.data as Array<any>
+  const all: Array<any> = []
+  let query = "perPage=100"
+  for (;;) {
+    const res = await call(server, "GET", `/v1/webhooks/${subscriptionId}/deliveries?${query}`, { token })
+    if (res.status !== 200) throw new Error(`listing deliveries answered ${res.status}: ${res.text}`)
+    all.push(...res.json.data)
+    if (res.json.meta.nextCursor === null) return all
+    query = `perPage=100&cursor=${res.json.meta.nextCursor}`
+  }
 }
