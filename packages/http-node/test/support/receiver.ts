@@ -12,6 +12,8 @@ export interface Received {
   readonly at: number
   /** The answer the receiver gave. */
   readonly status: number
+  /** The sender's port: the same for requests on one kept-alive connection. */
+  readonly remotePort: number
 }
 
 export interface Answer {
@@ -78,7 +80,7 @@ export const startReceiver = async (options: { readonly tls?: boolean } = {}): P
       const send = () => {
         res.writeHead(answer.status, answer.headers ?? {})
         res.end(answer.body ?? "")
-        state.received.push({ headers: req.headers, body, at: Date.now(), status: answer.status })
+        state.received.push({ headers: req.headers, body, at: Date.now(), status: answer.status, remotePort: req.socket.remotePort ?? 0 })
         for (const w of waiters.splice(0)) w()
       }
       if (answer.delayMs !== undefined) setTimeout(send, answer.delayMs)

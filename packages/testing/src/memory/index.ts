@@ -50,11 +50,15 @@ export const FastHashing = Layer.succeed(Secrets.LowEntropyHashCost, {
  * needs to use core with nothing else installed. Ids are sequential unless
  * `ids` is given.
  */
-export const MemoryCore = (options?: { readonly ids?: Layer.Layer<Ids.Ids> | undefined }) =>
+export const MemoryCore = (options?: {
+  readonly ids?: Layer.Layer<Ids.Ids> | undefined
+  /** The webhook transport (DNS and sending); by default an offline one. */
+  readonly webhookTransport?: Layer.Layer<WebhookTransport.WebhookTransport> | undefined
+}) =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(MemoryStorage),
     Layer.provideMerge(TestSecretBox),
-    Layer.provideMerge(WebhookTransport.WebhookTransport.layerOffline),
+    Layer.provideMerge(options?.webhookTransport ?? WebhookTransport.WebhookTransport.layerOffline),
     Layer.provideMerge(options?.ids ?? Ids.Ids.layerSequential()),
     Layer.provideMerge(WebCryptoLive),
     Layer.provideMerge(FastHashing)
