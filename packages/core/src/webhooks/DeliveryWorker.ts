@@ -11,6 +11,10 @@ import { macKey, signatureHeader } from "./signing.ts"
 import { secretContext } from "./Webhooks.ts"
 import { type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
 
+/** Most outcomes one record statement writes, and how long a small batch waits for company. */
+const RECORD_BATCH = 500
+const RECORD_GATHER_MS = 5
+
 const LOST_ATTEMPT = "No outcome was recorded: the worker sending this attempt stopped before its lease ran out"
 
 /** PostgreSQL text holds no NUL; a receiver's answer may. */
@@ -206,7 +210,12 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
         const work = yield* Scope.make()
 
         const recorder = Effect.forever(Effect.gen(function*() {
-          const batch = yield* Queue.takeBetween(results, 1, 500)
+          let batch: ReadonlyArray<DeliveryOutcome> = yield* Queue.takeBetween(results, 1, RECORD_BATCH)
+          // Outcomes come back one by one: a few milliseconds gather them into one statement.
+          if (batch.length < RECORD_BATCH / 10) {
+            yield* Effect.sleep(Duration.millis(RECORD_GATHER_MS))
+            batch = [...batch, ...(yield* Queue.takeBetween(results, 0, RECORD_BATCH - batch.length))]
+          }
           yield* record(batch).pipe(
             Effect.catchCause((cause) =>
               // The leases will run out and other attempts will follow: delivery stays at-least-once.

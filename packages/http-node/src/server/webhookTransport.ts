@@ -38,6 +38,31 @@ const checkedLookup = (allowPrivate: boolean): LookupFunction => (hostname, opti
   })
 }
 
+interface Target {
+  readonly secure: boolean
+  readonly hostname: string
+  readonly port: string
+  readonly path: string
+  /** The host is an address literal, which no lookup sees. */
+  readonly literal: boolean
+}
+
+const parseTarget = (text: string): Target | undefined => {
+  try {
+    const url = new URL(text)
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    return {
+      secure: url.protocol === "https:",
+      hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      literal: WebhookDestinations.isIpLiteral(hostname)
+    }
+  } catch {
+    return undefined
+  }
+}
+
 const describe = (error: Error & { code?: string }, timeoutMs: number): string => {
   if (error instanceof UnsafeDestination) return `Refused destination: ${error.message}`
   switch (error.code) {
@@ -83,8 +108,19 @@ export const NodeWebhookTransport = (options: {
           pair.https.destroy()
         }
       })
-  ).pipe(Effect.map((agents) =>
-    WebhookTransport.WebhookTransport.of({
+  ).pipe(Effect.map((agents) => {
+    const strictLookup = checkedLookup(false)
+    const laxLookup = checkedLookup(true)
+    // Subscriptions are few and their URLs fixed: parse each once.
+    const targets = new Map<string, Target | undefined>()
+    const targetOf = (url: string): Target | undefined => {
+      if (targets.has(url)) return targets.get(url)
+      if (targets.size >= 10_000) targets.clear()
+      const target = parseTarget(url)
+      targets.set(url, target)
+      return target
+    }
+    return WebhookTransport.WebhookTransport.of({
       resolve: (hostname) =>
         Effect.tryPromise({
           try: () => dns.promises.lookup(hostname, { all: true }),
@@ -100,29 +136,24 @@ export const NodeWebhookTransport = (options: {
           }
           const fail = (error: Error & { code?: string }) =>
             resume(Effect.fail({ _tag: "TransportFailure", message: describe(error, request.timeoutMs) }))
-          let url: URL
-          try {
-            url = new URL(request.url)
-          } catch {
-            return fail(new Error("The subscription URL does not parse"))
-          }
-          const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+          const target = targetOf(request.url)
+          if (target === undefined) return fail(new Error("The subscription URL does not parse"))
           // An address literal never reaches the lookup: check it here.
-          if (
-            !request.allowPrivate && WebhookDestinations.isIpLiteral(hostname) &&
-            !WebhookDestinations.isPublicAddress(hostname)
-          ) {
-            return fail(new UnsafeDestination(`${hostname} is a loopback, private, link-local or multicast address`))
+          if (!request.allowPrivate && target.literal && !WebhookDestinations.isPublicAddress(target.hostname)) {
+            return fail(new UnsafeDestination(`${target.hostname} is a loopback, private, link-local or multicast address`))
           }
-          const secure = url.protocol === "https:"
           const pair = request.allowPrivate ? agents.lax : agents.strict
           const options: http.RequestOptions = {
+            protocol: target.secure ? "https:" : "http:",
+            hostname: target.hostname,
+            port: target.port,
+            path: target.path,
             method: "POST",
-            agent: secure ? pair.https : pair.http,
-            lookup: checkedLookup(request.allowPrivate),
+            agent: target.secure ? pair.https : pair.http,
+            lookup: request.allowPrivate ? laxLookup : strictLookup,
             headers: { ...request.headers, "content-length": String(request.body.length) }
           }
-          const req = (secure ? https : http).request(url, options, (res) => {
+          const req = (target.secure ? https : http).request(options, (res) => {
             const kept: Array<Buffer> = []
             let keptBytes = 0
             let seen = 0
@@ -165,5 +196,5 @@ export const NodeWebhookTransport = (options: {
           })
         })
     })
-  ))
+  }))
 )
