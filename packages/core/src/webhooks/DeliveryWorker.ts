@@ -1,6 +1,7 @@
 import { Cause, Clock, Context, Duration, Effect, Exit, Latch, Layer, Queue, Random, Result, Scope } from "effect"
 import { Mac } from "effect/crypto"
 import { Ids } from "../shared/Ids.ts"
+import { isoFromMillis as iso } from "../shared/time.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { DeliverySignal } from "./DeliverySignal.ts"
 import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome } from "./model.ts"
@@ -65,8 +66,6 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
           )
         )
       }
-
-      const iso = (ms: number) => new Date(ms).toISOString()
 
       /** One attempt of a claimed delivery, and the state it leaves behind. */
       const attempt = (claimed: ClaimedDelivery): Effect.Effect<DeliveryOutcome> =>

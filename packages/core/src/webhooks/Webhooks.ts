@@ -5,7 +5,9 @@ import { Outbox } from "../events/Outbox.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
+import { isUuid } from "../shared/schemas.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { isoFromMillis as iso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { DeliverySignal } from "./DeliverySignal.ts"
@@ -34,11 +36,6 @@ import { WebhookTransport } from "./WebhookTransport.ts"
 
 /** Rotated-out secrets kept valid at once, besides the current one. */
 export const MAX_RETIRING_SECRETS = 2
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Ids are UUIDs: anything else cannot name a row, and is not sent to the store (a uuid column would refuse it). */
-const isUuid = (id: string): boolean => uuidPattern.test(id)
 
 /** What a sealed secret is bound to: its own row. */
 export const secretContext = (secretId: string): string => `webhook-secret:${secretId}`
@@ -111,7 +108,6 @@ export class Webhooks extends Context.Service<Webhooks, {
       const random = yield* SecureRandom.SecureRandom
 
       const nowMs = Clock.currentTimeMillis
-      const iso = (ms: number) => new Date(ms).toISOString()
 
       const toApi = (row: SubscriptionRow, now: number): WebhookSubscription => ({
         id: row.id,

@@ -6,13 +6,13 @@ import { Outbox } from "@opsplatform/core/events/Outbox"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
+import { isoFromMillis as iso } from "@opsplatform/core/shared/time"
 import { Transactor } from "@opsplatform/core/shared/Transactor"
 import { DeliveryRepo } from "@opsplatform/core/webhooks/DeliveryRepo"
 import { type AttemptRecord, type DeliveryOutcome, INLINE_ATTEMPTS, type StoredSubscription } from "@opsplatform/core/webhooks/model"
 import { WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { freshOrganization } from "./support.ts"
 
-const iso = (ms: number) => new Date(ms).toISOString()
 const HOUR = 3_600_000
 
 const subscription = (id: string, tenant: Tenant, at: string, overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
