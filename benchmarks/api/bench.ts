@@ -10,33 +10,18 @@
 import type autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import { Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { Context, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import { Locations, Pagination } from "@opsplatform/core"
 import { makeFixture } from "@opsplatform/testing"
-import { HttpServer } from "effect/http"
-import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
+import { startBenchServer } from "../support/server.ts"
 
 const require = createRequire(import.meta.url)
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const database = process.env.DATABASE_URL
-  ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 10 }
-  : { _tag: "EmbeddedMemory" as const }
-
-const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(
-  Layer.buildWithScope(
-    serverLayer({ port: 0, host: "127.0.0.1", database, background: false }).pipe(
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
-    ),
-    scope
-  )
-)
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provideContext(effect, context as any))
-const apiPort = (Context.get(context, HttpServer.HttpServer).address as { port: number }).port
+const { close, context, database, port: apiPort, run } = await startBenchServer()
 
 const fixture = await run(makeFixture("Benchmark"))
 await run(Effect.gen(function*() {
@@ -126,5 +111,5 @@ console.log(JSON.stringify({
   ratio: Math.round((api.requests.average / baseline.requests.average) * 100) / 100
 }, null, 2))
 raw.close()
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await close()
 process.exit(0)

@@ -2,12 +2,24 @@ import { Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { CredentialRepo } from "./auth/CredentialRepo.ts"
 import { Credentials } from "./auth/Credentials.ts"
+import { ContractRepo } from "./contracts/ContractRepo.ts"
+import { Contracts } from "./contracts/Contracts.ts"
 import { Outbox } from "./events/Outbox.ts"
 import { IdempotencyRepo } from "./idempotency/IdempotencyRepo.ts"
 import { ExpenseRepo } from "./expenses/ExpenseRepo.ts"
 import { Expenses } from "./expenses/Expenses.ts"
 import { LocationRepo } from "./locations/LocationRepo.ts"
 import { Locations } from "./locations/Locations.ts"
+import { ObligationMonitor } from "./obligations/Monitor.ts"
+import { Notifier } from "./obligations/Notifier.ts"
+import { ObligationRepo } from "./obligations/ObligationRepo.ts"
+import { Obligations } from "./obligations/Obligations.ts"
+import { CostComparisons } from "./costing/CostComparisons.ts"
+import { CostingSettings } from "./costing/CostingSettings.ts"
+import { CostingSettingsRepo } from "./costing/CostingSettingsRepo.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
+import { RouteRepo } from "./routes/RouteRepo.ts"
+import { Routes } from "./routes/Routes.ts"
 import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
@@ -30,6 +42,12 @@ export type StoragePorts =
   | Outbox
   | Transactor
   | IdempotencyRepo
+  | ContractRepo
+  | ObligationRepo
+  | Notifier
+  | RouteRepo
+  | CostingSettingsRepo
+  | RateLimiter
   | WebhookRepo
   | DeliveryRepo
   | DeliverySignal
@@ -42,12 +60,29 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   Outbox.layerSql,
   Transactor.layerSql,
   IdempotencyRepo.layerSql,
+  ContractRepo.layerSql,
+  ObligationRepo.layerSql,
+  Notifier.layerSql,
+  RouteRepo.layerSql,
+  CostingSettingsRepo.layerSql,
+  RateLimiter.layerSql,
   WebhookRepo.layerSql,
   DeliveryRepo.layerSql
 ).pipe(Layer.provideMerge(DeliverySignal.layer))
 
 /** Every domain service, over whatever storage is provided. */
-export const Services = Layer.mergeAll(Credentials.layer, Locations.layer, Expenses.layer, Webhooks.layer).pipe(
+export const Services = Layer.mergeAll(
+  Credentials.layer,
+  Locations.layer,
+  Expenses.layer,
+  Contracts.layer,
+  Obligations.layer,
+  ObligationMonitor.layer,
+  Routes.layer,
+  CostingSettings.layer,
+  CostComparisons.layer,
+  Webhooks.layer
+).pipe(
   Layer.provideMerge(Tenancy.layer)
 )
 

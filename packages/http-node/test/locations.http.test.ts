@@ -1,4 +1,6 @@
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Expenses, Locations } from "@opsplatform/core"
 import type { Fixture } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -101,6 +103,34 @@ for (const db of testDatabases()) {
       const dup = await call(server, "POST", "/v1/locations", { token: f.tokens.api, body: { name: "Z", code: "dup" } })
       expect(dup.status).toBe(409)
       expect(dup.json.error.code).toBe("conflict")
+    })
+
+    it("answers NotFound, not a database error, when core itself is asked for a malformed id", async () => {
+      const errors = await server.run(Effect.gen(function*() {
+        const locations = yield* Locations.Locations
+        const expenses = yield* Expenses.Expenses
+        return [
+          yield* Effect.flip(locations.get(f.live, "not-a-uuid")),
+          yield* Effect.flip(locations.remove(f.live, "not-a-uuid")),
+          yield* Effect.flip(expenses.get(f.live, "not-a-uuid"))
+        ]
+      }))
+      expect(errors.map((e) => e._tag)).toEqual(["NotFound", "NotFound", "NotFound"])
+    })
+
+    it("refuses a NUL character in a string as the caller's mistake, and keeps an escaped backslash-u as text", async () => {
+      const nul = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"Depot\\u0000North"}'
+      })
+      expect(nul.status).toBe(400)
+      expect(nul.json.error).toMatchObject({ code: "validation_failed", details: [{ field: "body" }] })
+      const literal = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"Depot \\\\u0000 North"}'
+      })
+      expect(literal.status).toBe(201)
+      expect(literal.json.data.name).toBe("Depot \\u0000 North")
     })
   })
 }

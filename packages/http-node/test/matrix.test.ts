@@ -94,6 +94,13 @@ describe(`endpoint matrix (${db.name})`, () => {
       })
 
       if (e.params.length > 0) {
+        it("answers 400 validation_failed naming every malformed path id, never a 500", async () => {
+          const res = await request(owner.tokens.api, Object.fromEntries(e.params.map((p) => [p, "not-a-uuid"])))
+          expect(res.status).toBe(400)
+          expect(res.json.error.code).toBe("validation_failed")
+          expect(res.json.error.details.map((d: { field: string }) => d.field).sort()).toEqual([...e.params].sort())
+        })
+
         it("answers 404 to another organization and to the other environment", async () => {
           const params = resources.get(e.group)
           expect(params, `test/support/matrix.ts has no factory for group '${e.group}'`).toBeDefined()

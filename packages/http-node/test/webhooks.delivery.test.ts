@@ -1,5 +1,8 @@
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Fixture } from "@opsplatform/testing"
+import { createVerifier } from "@opsplatform/webhooks-verify"
+import { Events, Tenancy } from "@opsplatform/core"
+import { type Fixture, sampleStops } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
 import { receiverCertificateFile, type Receiver, startReceiver, verifyWith } from "./support/receiver.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -211,6 +214,55 @@ for (const db of testDatabases()) {
       expect(events).toEqual([committed])
       expect(events).not.toContain(rolledBack)
       expect(events).not.toContain(otherType)
+    })
+
+    it("a route dispatched through the API reaches its subscriber as delivery_route.dispatched", async () => {
+      const r = await receiver()
+      const sub = await subscribe(server, f.tokens.api, r.url, ["delivery_route.dispatched"])
+      r.secrets = [sub.secret]
+      const driverId = await server.run(Effect.gen(function*() {
+        const tenancy = yield* Tenancy.Tenancy
+        const driver = yield* tenancy.createUser({ email: `driver-${sub.id}@example.test`, name: "Dana Driver" })
+        yield* tenancy.addMember(f.organizationId, driver.id, "driver")
+        return driver.id
+      }))
+      const created = await call(server, "POST", "/v1/delivery-routes", {
+        token: f.tokens.api,
+        body: {
+          name: "Webhook run",
+          route_date: "2026-03-02T07:00:00+02:00",
+          start_latitude: 44.4912,
+          start_longitude: 26.1718,
+          stops: sampleStops(2),
+          driver_id: driverId,
+          vehicle_id: "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b"
+        }
+      })
+      expect(created.status, created.text).toBe(201)
+      const route = created.json.data
+      await call(server, "POST", `/v1/delivery-routes/${route.id}/optimize`, { token: f.tokens.api })
+      const dispatched = await call(server, "POST", `/v1/delivery-routes/${route.id}/dispatch`, { token: f.tokens.api })
+      expect(dispatched.status, dispatched.text).toBe(200)
+      const eventId = Events.routeDispatchedEventId(route.id, 1)
+      await r.until((all) => ofEvent(eventId)(all).length === 1)
+      const got = ofEvent(eventId)(r.received)[0]!
+      const { event } = createVerifier(sub.secret).verify(got.body, got.headers)
+      expect(event).toEqual({
+        id: eventId,
+        type: "delivery_route.dispatched",
+        created: expect.any(Number),
+        environment: "live",
+        data: {
+          id: route.id,
+          number: route.number,
+          driver_id: driverId,
+          vehicle_id: "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b",
+          stop_count: 2,
+          dispatched_at: dispatched.json.data.dispatched_at,
+          organizationId: f.organizationId
+        }
+      })
+      expect(r.rejected).toEqual([])
     })
 
     it("the test ping goes to the subscription that asked for it only", async () => {

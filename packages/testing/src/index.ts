@@ -1,2 +1,3 @@
 export * from "./fixtures.ts"
 export * from "./memory/index.ts"
+export * from "./routeFixtures.ts"

@@ -26,6 +26,8 @@ export const scopeCatalog = {
   "fleet:read": "Read fleet vehicles",
   "fleet:write": "Create, change and delete fleet vehicles",
   "members:read": "Read the organization's members",
+  "organization:read": "Read the organization's settings: name, time zone, escalation delay",
+  "organization:write": "Change the organization's settings (with a live credential)",
   "webhooks:read": "Read webhook subscriptions, event types and delivery logs",
   "webhooks:write": "Create, change, rotate, test and redeliver webhook subscriptions",
   "apps:read": "Read the organization's OAuth apps and installations",

@@ -37,15 +37,20 @@ export const PaymentSource = Schema.Literals([
 ])
 export type PaymentSource = typeof PaymentSource.Type
 
-/** `invoice.paid` and `invoice.partially_paid`. */
-export const InvoicePaymentData = Schema.Struct({
+/** The invoice's amounts after the change; `remaining_amount` = total − credited − paid, never negative. */
+const invoiceBalance = {
   invoice_id: Schema.String,
   number: Schema.String,
   currency: Schema.String,
   total: Decimal,
   credited_amount: Decimal,
   paid_amount: Decimal,
-  remaining_amount: Decimal,
+  remaining_amount: Decimal
+}
+
+/** `invoice.paid` and `invoice.partially_paid`. */
+export const InvoicePaymentData = Schema.Struct({
+  ...invoiceBalance,
   status: Schema.String,
   payment: Schema.Struct({
     id: Schema.String,
@@ -61,13 +66,7 @@ export const InvoicePaymentData = Schema.Struct({
 
 /** `invoice.payment_reversed`: the re-opened balance and the reversal naming the payment it undoes. */
 export const InvoicePaymentReversedData = Schema.Struct({
-  invoice_id: Schema.String,
-  number: Schema.String,
-  currency: Schema.String,
-  total: Decimal,
-  credited_amount: Decimal,
-  paid_amount: Decimal,
-  remaining_amount: Decimal,
+  ...invoiceBalance,
   status: Schema.String,
   reversal: Schema.Struct({
     id: Schema.String,
@@ -79,13 +78,7 @@ export const InvoicePaymentReversedData = Schema.Struct({
 })
 
 export const InvoiceCreditedData = Schema.Struct({
-  invoice_id: Schema.String,
-  number: Schema.String,
-  currency: Schema.String,
-  total: Decimal,
-  credited_amount: Decimal,
-  paid_amount: Decimal,
-  remaining_amount: Decimal,
+  ...invoiceBalance,
   refund_due: Decimal,
   status: Schema.String,
   fully_credited: Schema.Boolean,

@@ -9,6 +9,7 @@ import { LocationRepo } from "../locations/LocationRepo.ts"
 import { ExpenseRepo } from "./ExpenseRepo.ts"
 import type { Expense, ExpenseCreate, ExpenseFilter, ExpenseUpdate } from "./model.ts"
 import { canTransition, isEditable } from "./rules.ts"
+import { isUuid } from "../shared/schemas.ts"
 
 /** Expenses of an organization environment, with their approval flow. */
 export class Expenses extends Context.Service<Expenses, {
@@ -26,7 +27,7 @@ export class Expenses extends Context.Service<Expenses, {
       const tx = yield* Transactor
 
       const get = (tenant: Tenant, id: string) =>
-        repo.find(tenant, id).pipe(
+        (isUuid(id) ? repo.find(tenant, id) : Effect.succeedNone).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "expense", id })),
             onSome: Effect.succeed

@@ -7,6 +7,7 @@ import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { LocationRepo } from "./LocationRepo.ts"
 import type { Location, LocationCreate, LocationFilter, LocationUpdate } from "./model.ts"
+import { isUuid } from "../shared/schemas.ts"
 
 const checkCoordinates = (l: Location) =>
   (l.latitude === null) !== (l.longitude === null)
@@ -36,7 +37,7 @@ export class Locations extends Context.Service<Locations, {
       const tx = yield* Transactor
 
       const get = (tenant: Tenant, id: string) =>
-        repo.find(tenant, id).pipe(
+        (isUuid(id) ? repo.find(tenant, id) : Effect.succeedNone).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "location", id })),
             onSome: Effect.succeed
@@ -84,7 +85,7 @@ export class Locations extends Context.Service<Locations, {
           }))
         }),
         remove: Effect.fn("Locations.remove")(function*(tenant, id) {
-          const removed = yield* repo.remove(tenant, id)
+          const removed = isUuid(id) && (yield* repo.remove(tenant, id))
           if (!removed) return yield* new NotFound({ resource: "location", id })
         })
       })

@@ -1,6 +1,10 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ContractsApi } from "./Contracts.ts"
+import { CostingSettingsApi, DeliveryRoutesApi } from "./DeliveryRoutes.ts"
 import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
+import { ObligationsApi } from "./Obligations.ts"
+import { OrganizationApi } from "./Organization.ts"
 import { WebhooksApi } from "./Webhooks.ts"
 import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
@@ -25,6 +29,11 @@ const scopesIntoSecurity = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("opsplatform")
   .add(LocationsApi)
   .add(ExpensesApi)
+  .add(ContractsApi)
+  .add(ObligationsApi)
+  .add(OrganizationApi)
+  .add(DeliveryRoutesApi)
+  .add(CostingSettingsApi)
   .add(WebhooksApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)

@@ -2,10 +2,10 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ExpenseModel, Schemas } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { Envelope, ListEnvelope, pageQuery } from "./envelope.ts"
+import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
-const idParam = { id: Schema.String.annotate({ description: "The expense id" }) }
+const idParams = { id: idParam("The expense id") }
 
 export class ExpensesApi extends HttpApiGroup.make("expenses")
   .add(
@@ -22,7 +22,7 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       success: ListEnvelope(ExpenseModel.Expense)
     }).pipe(scope("expenses:read")),
     HttpApiEndpoint.get("get", "/expenses/:id", {
-      params: idParam,
+      params: idParams,
       success: Envelope(ExpenseModel.Expense),
       error: NotFoundError
     }).pipe(scope("expenses:read")),
@@ -32,7 +32,7 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       error: NotFoundError
     }).pipe(scope("expenses:write")),
     HttpApiEndpoint.patch("update", "/expenses/:id", {
-      params: idParam,
+      params: idParams,
       payload: ExpenseModel.ExpenseUpdate,
       success: Envelope(ExpenseModel.Expense),
       error: [NotFoundError, ConflictError]

@@ -2,10 +2,10 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { LocationModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { BooleanFromString, Envelope, ListEnvelope, pageQuery } from "./envelope.ts"
+import { BooleanFromString, Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
-const idParam = { id: Schema.String.annotate({ description: "The location id" }) }
+const idParams = { id: idParam("The location id") }
 
 export class LocationsApi extends HttpApiGroup.make("locations")
   .add(
@@ -18,7 +18,7 @@ export class LocationsApi extends HttpApiGroup.make("locations")
       success: ListEnvelope(LocationModel.Location)
     }).pipe(scope("locations:read")),
     HttpApiEndpoint.get("get", "/locations/:id", {
-      params: idParam,
+      params: idParams,
       success: Envelope(LocationModel.Location),
       error: NotFoundError
     }).pipe(scope("locations:read")),
@@ -28,13 +28,13 @@ export class LocationsApi extends HttpApiGroup.make("locations")
       error: ConflictError
     }).pipe(scope("locations:write")),
     HttpApiEndpoint.patch("update", "/locations/:id", {
-      params: idParam,
+      params: idParams,
       payload: LocationModel.LocationUpdate,
       success: Envelope(LocationModel.Location),
       error: [NotFoundError, ConflictError]
     }).pipe(scope("locations:write")),
     HttpApiEndpoint.delete("remove", "/locations/:id", {
-      params: idParam,
+      params: idParams,
       success: Envelope(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })),
       error: NotFoundError
     }).pipe(scope("locations:write"))

@@ -1,5 +1,5 @@
 import { Effect, Schema, SchemaTransformation } from "effect"
-import { Pagination } from "@opsplatform/core"
+import { Pagination, Schemas } from "@opsplatform/core"
 import { CurrentPrincipal } from "./security.ts"
 
 /** `{ data, error: null }` around a success schema. */
@@ -9,6 +9,12 @@ export const Envelope = <S extends Schema.Top>(data: S) =>
 /** `{ data: [...], error: null, meta }` for lists. */
 export const ListEnvelope = <S extends Schema.Top>(item: S) =>
   Schema.Struct({ data: Schema.Array(item), error: Schema.Null, meta: Pagination.PageMetaSchema })
+
+/**
+ * A resource id in the path. Ids are UUIDs: anything else is a 400
+ * `validation_failed` naming the parameter, never a query the database refuses.
+ */
+export const idParam = (description: string) => Schemas.Uuid.annotate({ description })
 
 const IntFromString = Schema.NumberFromString.check(Schema.isInt())
 

@@ -1,7 +1,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
-import { Credentials, Errors, Migrations, Pagination, Scopes, Tenancy } from "@opsplatform/core"
+import { Credentials, Errors, Migrations, ObligationMonitor, Pagination, Scopes, Tenancy } from "@opsplatform/core"
 import { coreLive } from "../server/app.ts"
 import { bootstrapDemo } from "../server/bootstrap.ts"
 import { databaseChoiceFromEnv, layerSql } from "../server/database.ts"
@@ -174,14 +174,51 @@ const listKeys = Command.make("list-keys", {
     yield* printJson(keys)
   }))).pipe(Command.withDescription("List an organization's credentials (never their tokens)"))
 
+const setOrg = Command.make("set-org", {
+  org: Flag.String("org").pipe(Flag.withDescription("Organization id")),
+  name: Flag.String("name").pipe(Flag.withDescription("New name"), Flag.optional),
+  timeZone: Flag.String("time-zone").pipe(
+    Flag.withDescription("IANA time zone the organization's dates are read in, e.g. Europe/Bucharest"),
+    Flag.optional
+  ),
+  escalationDelayDays: Flag.Int("escalation-delay-days").pipe(
+    Flag.withDescription("Days an obligation stays overdue before it is escalated (0 to 365)"),
+    Flag.optional
+  )
+}, ({ escalationDelayDays, name, org, timeZone }) =>
+  withCore(Effect.gen(function*() {
+    const tenancy = yield* Tenancy.Tenancy
+    const updated = yield* tenancy.updateSettings(org, {
+      name: Option.getOrUndefined(name),
+      time_zone: Option.getOrUndefined(timeZone),
+      escalation_delay_days: Option.getOrUndefined(escalationDelayDays)
+    })
+    yield* printJson(updated)
+  }))).pipe(Command.withDescription("Change an organization's name, time zone or escalation delay; prints the organization"))
+
 const admin = Command.make("admin").pipe(
   Command.withDescription("Operator commands"),
-  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys])
+  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys, setOrg])
+)
+
+const runObligations = Command.make("obligations", {
+  org: Flag.String("org").pipe(Flag.withDescription("Only this organization (default: every one)"), Flag.optional)
+}, ({ org }) =>
+  withCore(Effect.gen(function*() {
+    const monitor = yield* ObligationMonitor.ObligationMonitor
+    yield* printJson(yield* monitor.run({ organizationId: Option.getOrUndefined(org) }))
+  }))).pipe(
+    Command.withDescription("One pass of the obligation monitor: send due reminders, overdue notices and escalations; prints what it sent")
+  )
+
+const jobs = Command.make("jobs").pipe(
+  Command.withDescription("Run a background job once, outside the server"),
+  Command.withSubcommands([Command.make("run").pipe(Command.withSubcommands([runObligations]))])
 )
 
 const opsplatform = Command.make("opsplatform").pipe(
   Command.withDescription("Operations Platform: the /v1 API server and its operator tools"),
-  Command.withSubcommands([serve, worker, migrate, admin])
+  Command.withSubcommands([serve, worker, migrate, admin, jobs])
 )
 
 /** Anything else that stops a command: a JSON error on stderr, exit status 1, never on stdout. */

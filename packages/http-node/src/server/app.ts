@@ -9,10 +9,15 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { ContractsHandlers } from "../http/Contracts.ts"
+import { CostingSettingsHandlers, DeliveryRoutesHandlers } from "../http/DeliveryRoutes.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
-import { WebhooksHandlers } from "../http/Webhooks.ts"
+import { ObligationsHandlers } from "../http/Obligations.ts"
+import { OrganizationHandlers } from "../http/Organization.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+import { RoutesConfigLive } from "./routesConfig.ts"
+import { WebhooksHandlers } from "../http/Webhooks.ts"
 import { webhooksInfrastructure } from "./webhooks.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
@@ -38,6 +43,7 @@ export type CoreLive =
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
@@ -67,7 +73,16 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
 }))
 
-const ApiHandlers = Layer.mergeAll(LocationsHandlers, ExpensesHandlers, WebhooksHandlers)
+const ApiHandlers = Layer.mergeAll(
+  LocationsHandlers,
+  ExpensesHandlers,
+  ContractsHandlers,
+  ObligationsHandlers,
+  OrganizationHandlers,
+  DeliveryRoutesHandlers,
+  CostingSettingsHandlers,
+  WebhooksHandlers
+)
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import type { CoreLive } from "./app.ts"
+import { ObligationMonitorJob } from "./jobs/obligations.ts"
 import { webhookWorkerJob } from "./webhooks.ts"
 
 /**
@@ -8,7 +9,10 @@ import { webhookWorkerJob } from "./webhooks.ts"
  * loop in the server's scope, so SIGTERM stops it with the server. Add new
  * jobs to this list.
  */
-export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [webhookWorkerJob]
+export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [
+  ObligationMonitorJob,
+  webhookWorkerJob
+]
 
 export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>
   enabled && backgroundJobs.length > 0

@@ -8,17 +8,14 @@ import { Migrations } from "@opsplatform/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-/** How many connections the embedded server accepts. */
-const EMBEDDED_CONNECTIONS = 4
-
 /**
- * The client's pool on the embedded database: one connection. PGlite is one
- * session, and its socket server interleaves the protocol messages of
- * concurrent statements from different connections outside a transaction
- * (two concurrent extended-protocol queries then fail with `portal "" does not
- * exist`), so every statement goes through a single connection, one at a time.
+ * Connections to the embedded server. PGlite is one session, and its socket
+ * server interleaves the protocol messages of concurrent connections (outside a
+ * transaction, and around the BEGIN that opens one), so statements of two
+ * connections can run each other's portals. One connection carries everything;
+ * the client pipelines concurrent queries on it and serializes transactions.
  */
-const EMBEDDED_CLIENT_CONNECTIONS = 1
+const EMBEDDED_CONNECTIONS = 1
 
 export type DatabaseChoice =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
@@ -123,7 +120,7 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
               port,
               username: "postgres",
               database: "postgres",
-              maxConnections: EMBEDDED_CLIENT_CONNECTIONS,
+              maxConnections: EMBEDDED_CONNECTIONS,
               applicationName: "opsplatform"
             })
         )

@@ -32,6 +32,40 @@ const envelope = (status: number, requestId: string, message: string, code = cod
     { status }
   )
 
+/**
+ * A `\u0000` escape in a JSON body (one not itself escaped as `\\u0000`).
+ * PostgreSQL cannot store NUL in text or jsonb, so such a body is refused up
+ * front as the caller's mistake rather than failing in the database.
+ */
+const nulEscape = /(?:^|[^\\])(?:\\\\)*\\u0000/i
+
+export const containsNulEscape = (json: string): boolean => nulEscape.test(json)
+
+const isJsonRequest = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method !== "GET" && request.method !== "HEAD" &&
+  (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")
+
+/** Refuses a JSON body holding a NUL character; lets every other body through (read errors are the API's to report). */
+const refuseNul = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+  isJsonRequest(request)
+    ? request.text.pipe(
+      Effect.map((text) =>
+        containsNulEscape(text)
+          ? HttpServerResponse.jsonUnsafe({
+            data: null,
+            error: {
+              code: "validation_failed",
+              message: "Invalid body: strings must not contain the NUL character (\\u0000)",
+              details: [{ field: "body", issue: "strings must not contain the NUL character (\\u0000)" }],
+              requestId
+            }
+          }, { status: 400 })
+          : undefined
+      ),
+      Effect.orElseSucceed(() => undefined)
+    )
+    : Effect.succeed(undefined)
+
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /** Fits a response made outside the API handlers (router misses, framework refusals) into the envelope. */
@@ -98,7 +132,10 @@ export const apiMiddleware = <E, R>(
       return response
     }
     yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(finish(response)))
-    return yield* app.pipe(
+    return yield* Effect.flatMap(
+      refuseNul(request, requestId),
+      (refused): Effect.Effect<Response, E, R> => refused === undefined ? app : Effect.succeed(refused)
+    ).pipe(
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),

@@ -21,7 +21,39 @@ const created = async (server: TestServer, token: string, path: string, body: un
   return res.json.data.id
 }
 
+const obligationBody = (contractId: string) => ({
+  contract_id: contractId,
+  title: "Matrix obligation",
+  type: "report",
+  due_date: "2099-01-31"
+})
+const matrixRoute = {
+  name: "Matrix route",
+  route_date: "2026-03-02T07:00:00+02:00",
+  start_latitude: 44.49,
+  start_longitude: 26.17,
+  stops: [{ label: "Matrix stop", latitude: 44.43, longitude: 26.1 }]
+}
+
 export const matrixFactories: Record<string, GroupFactory> = {
+  contracts: {
+    create: async (server, f) => ({ id: await created(server, f.tokens.api, "/v1/contracts", { name: "Matrix contract" }) }),
+    bodies: { create: { name: "Matrix contract" }, update: { name: "Renamed" } }
+  },
+  obligations: {
+    create: async (server, f) => {
+      const contractId = await created(server, f.tokens.api, "/v1/contracts", { name: "Matrix contract" })
+      return { id: await created(server, f.tokens.api, "/v1/contract-obligations", obligationBody(contractId)) }
+    },
+    bodies: {
+      create: obligationBody("00000000-0000-4000-8000-00000000c0de"),
+      update: { title: "Changed" },
+      complete: { evidence_note: "Done" }
+    }
+  },
+  organization: {
+    bodies: { update: { escalation_delay_days: 5 } }
+  },
   locations: {
     create: async (server, f) => ({ id: await created(server, f.tokens.api, "/v1/locations", { name: "Matrix site" }) }),
     bodies: { create: { name: "Matrix site" }, update: { name: "Renamed" } }
@@ -39,6 +71,27 @@ export const matrixFactories: Record<string, GroupFactory> = {
     bodies: {
       create: { description: "Matrix", category: "other", amount: "1.00", currency: "EUR", expense_date: "2026-01-01" },
       update: { description: "Changed" }
+    }
+  },
+  deliveryRoutes: {
+    create: async (server, f) => {
+      const res = await call(server, "POST", "/v1/delivery-routes", { token: f.tokens.api, body: matrixRoute })
+      if (res.status !== 201) throw new Error(`seeding a delivery route answered ${res.status}: ${res.text}`)
+      return { id: res.json.data.id, stopId: res.json.data.stops[0].id }
+    },
+    bodies: {
+      create: matrixRoute,
+      update: { name: "Renamed" },
+      addStop: { label: "Extra", latitude: 44.44, longitude: 26.11 },
+      updateStop: { label: "Changed" },
+      reorderStops: { stop_ids: ["00000000-0000-4000-8000-000000000001"] }
+    }
+  },
+  costingSettings: {
+    bodies: {
+      putFleetCostProfile: { currency: "RON", fuel_consumption_l_per_100km: 9.5, fuel_price_per_litre_minor: 745, driver_cost_per_hour_minor: 4500 },
+      putRateCard: { currency: "RON", couriers: [{ name: "Matrix", bands: [{ up_to_km: 10, per_parcel_minor: 1000, per_kg_minor: 50 }] }] },
+      putSenderAddress: { name: "Matrix depot", line1: "Str. 1", city: "Voluntari", country: "RO" }
     }
   },
   webhooks: {

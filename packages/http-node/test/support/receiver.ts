@@ -4,6 +4,7 @@ import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { createVerifier } from "@opsplatform/webhooks-verify"
 import { Webhook } from "standardwebhooks"
 
 export interface Received {
@@ -26,9 +27,10 @@ export interface Answer {
 
 /**
  * A webhook receiver on loopback, as a subscriber would run it: every
- * request is verified with the `standardwebhooks` library against the
- * secrets it knows (a delivery no secret verifies is a test failure, kept in
- * `rejected`), then answered as `answer` says.
+ * request is verified with the `standardwebhooks` library and with
+ * `@opsplatform/webhooks-verify` against the secrets it knows (a delivery
+ * either refuses is a test failure, kept in `rejected`), then answered as
+ * `answer` says.
  */
 export interface Receiver {
   readonly url: string
@@ -42,7 +44,7 @@ export interface Receiver {
   readonly close: () => Promise<void>
 }
 
-export const verifyWith = (secret: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
+const withStandardWebhooks = (secret: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
   try {
     new Webhook(secret).verify(body, {
       "webhook-id": String(headers["webhook-id"]),
@@ -53,6 +55,28 @@ export const verifyWith = (secret: string, headers: http.IncomingHttpHeaders, bo
   } catch {
     return false
   }
+}
+
+const withOurVerifier = (secret: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
+  try {
+    createVerifier(secret).verify(body, headers)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether `secret` verifies a delivery, by the `standardwebhooks` library and
+ * by `@opsplatform/webhooks-verify` alike; the two disagreeing is a failure.
+ */
+export const verifyWith = (secret: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
+  const standard = withStandardWebhooks(secret, headers, body)
+  const ours = withOurVerifier(secret, headers, body)
+  if (standard !== ours) {
+    throw new Error(`standardwebhooks says ${standard} but @opsplatform/webhooks-verify says ${ours}`)
+  }
+  return standard
 }
 
 const tlsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "tls")
@@ -74,8 +98,11 @@ export const startReceiver = async (options: { readonly tls?: boolean } = {}): P
     req.on("data", (c) => chunks.push(c))
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8")
-      const verified = state.secrets.some((secret) => verifyWith(secret, req.headers, body))
-      if (!verified) state.rejected.push({ headers: req.headers, reason: "no known secret verifies the signature" })
+      for (const [library, verify] of [["standardwebhooks", withStandardWebhooks], ["@opsplatform/webhooks-verify", withOurVerifier]] as const) {
+        if (!state.secrets.some((secret) => verify(secret, req.headers, body))) {
+          state.rejected.push({ headers: req.headers, reason: `${library}: no known secret verifies the delivery` })
+        }
+      }
       const answer = state.answer({ n: ++n, headers: req.headers, body })
       const send = () => {
         res.writeHead(answer.status, answer.headers ?? {})

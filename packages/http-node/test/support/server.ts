@@ -1,4 +1,4 @@
-import { Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { makeFixture, type Fixture } from "@opsplatform/testing"
 import type { DatabaseChoice } from "../../src/server/database.ts"
@@ -18,17 +18,29 @@ export interface TestServer {
  */
 export const startTestServer = async (
   database: DatabaseChoice,
-  options: { readonly background?: boolean } = {}
+  options: {
+    readonly background?: boolean
+    /** Environment variables the server reads as configuration, over the process's own. */
+    readonly env?: Record<string, string>
+  } = {}
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(
       serverLayer({ port: 0, host: "127.0.0.1", database, background: options.background ?? false }).pipe(
-        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+        Layer.provide(
+          options.env === undefined
+            ? Layer.empty
+            : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> }))
+        )
       ),
       scope
     )
-  )
+  ).catch(async (cause) => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw cause
+  })
   const server = Context.get(context, HttpServer.HttpServer)
   const address = server.address as { readonly port: number }
   return {

@@ -2,6 +2,8 @@ export * from "./credentials.ts"
 export * from "./expenses.ts"
 export * from "./idempotency.ts"
 export * from "./locations.ts"
+export * from "./obligations.ts"
+export * from "./routes.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
@@ -14,6 +16,8 @@ import { credentialRepoConformance } from "./credentials.ts"
 import { expenseRepoConformance } from "./expenses.ts"
 import { idempotencyRepoConformance } from "./idempotency.ts"
 import { locationRepoConformance } from "./locations.ts"
+import { obligationsConformance } from "./obligations.ts"
+import { routesConformance } from "./routes.ts"
 import { tenancyRepoConformance } from "./tenancy.ts"
 import { transactorConformance } from "./transactions.ts"
 
@@ -29,4 +33,6 @@ export const storageConformance = (
   expenseRepoConformance(name, storage)
   transactorConformance(name, storage, countEvents)
   idempotencyRepoConformance(name, storage)
+  obligationsConformance(name, storage)
+  routesConformance(name, storage, countEvents)
 }

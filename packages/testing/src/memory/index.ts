@@ -1,14 +1,18 @@
 import { Layer } from "effect"
 import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
-import { CoreLayers, DeliverySignal, Ids, SecretBox, Secrets, WebhookTransport } from "@opsplatform/core"
+import { CoreLayers, DeliverySignal, Ids, RateLimiter, SecretBox, Secrets, WebhookTransport } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
+import { ContractRepoMemory, NotifierRecording, ObligationRepoMemory } from "./obligations.ts"
 import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, TenancyRepoMemory } from "./repos.ts"
+import { CostingSettingsRepoMemory, RouteRepoMemory } from "./routes.ts"
 import { DeliveryRepoMemory, OutboxMemory, WebhookRepoMemory } from "./webhooks.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./idempotency.ts"
+export * from "./obligations.ts"
 export * from "./repos.ts"
+export * from "./routes.ts"
 export * from "./webhooks.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
@@ -19,6 +23,12 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   ExpenseRepoMemory,
   OutboxMemory,
   IdempotencyRepoMemory,
+  ContractRepoMemory,
+  ObligationRepoMemory,
+  NotifierRecording,
+  RouteRepoMemory,
+  CostingSettingsRepoMemory,
+  RateLimiter.RateLimiter.layerMemory,
   WebhookRepoMemory,
   DeliveryRepoMemory,
   MemoryStore.transactor

@@ -6,18 +6,12 @@ import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
 import { locationConflicts, LocationRepo } from "@opsplatform/core/locations/LocationRepo"
 import type { Location } from "@opsplatform/core/locations/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
-import { type CursorKey, pageFromArray } from "@opsplatform/core/shared/pagination"
+import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import type { Member, Organization, User } from "@opsplatform/core/tenancy/model"
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { MemoryStore } from "./MemoryStore.ts"
-
-type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
-
-const inTenant = (tenant: Tenant) => (row: { organization_id: string; environment: string }) =>
-  row.organization_id === tenant.organizationId && row.environment === tenant.environment
-
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
+import { inTenant, keyOf, type Scoped } from "./rows.ts"
 
 export const TenancyRepoMemory: Layer.Layer<TenancyRepo, never, MemoryStore> = Layer.effect(
   TenancyRepo,

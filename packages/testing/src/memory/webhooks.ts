@@ -1,7 +1,7 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import { Outbox, eventPayload, type StoredOutboxEvent } from "@opsplatform/core/events/Outbox"
 import { Ids } from "@opsplatform/core/shared/Ids"
-import { type CursorKey, pageFromArray } from "@opsplatform/core/shared/pagination"
+import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { DeliveryRepo } from "@opsplatform/core/webhooks/DeliveryRepo"
 import { DeliverySignal } from "@opsplatform/core/webhooks/DeliverySignal"
@@ -17,6 +17,7 @@ import {
 } from "@opsplatform/core/webhooks/model"
 import { type SubscriptionRow, WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { MemoryStore } from "./MemoryStore.ts"
+import { keyOf } from "./rows.ts"
 
 /** A delivery row, as the SQL table holds it. */
 interface DeliveryRow {
@@ -40,7 +41,6 @@ interface DeliveryRow {
 }
 
 const sameTenant = (a: Tenant, b: Tenant) => a.organizationId === b.organizationId && a.environment === b.environment
-const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
 const ms = (iso: string) => Date.parse(iso)
 
 const tables = (store: MemoryStore["Service"]) => ({

@@ -1,6 +1,8 @@
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
+import deliveryRoutes from "./0002_delivery_routes.ts"
+import obligations from "./0003_obligations.ts"
 import webhooks from "./0004_webhooks.ts"
 
 /**
@@ -13,5 +15,7 @@ import webhooks from "./0004_webhooks.ts"
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": foundation,
+  "0002_delivery_routes": deliveryRoutes,
+  "0003_obligations": obligations,
   "0004_webhooks": webhooks
 }
