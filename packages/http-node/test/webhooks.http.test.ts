@@ -141,14 +141,19 @@ for (const db of testDatabases()) {
       expect((await call(server, "GET", `/v1/webhooks/${sub.id}`, { token: f.tokens.api })).json.data.url).toBe(hook)
     })
 
-    it("answers 404 for ids that name nothing, of any shape", async () => {
-      for (const path of ["/v1/webhooks/nope", "/v1/webhooks/00000000-0000-4000-8000-00000000dead", "/v1/webhooks/nope/deliveries"]) {
+    it("answers 400 for a malformed id and 404 for a well-formed one that names nothing", async () => {
+      for (const path of ["/v1/webhooks/nope", "/v1/webhooks/nope/deliveries"]) {
         const res = await call(server, "GET", path, { token: f.tokens.api })
-        expect(res.status, path).toBe(404)
-        expect(res.json.error.code).toBe("not_found")
+        expect(res.status, path).toBe(400)
+        expect(res.json.error.details).toEqual([{ field: "id", issue: expect.any(String) }])
       }
+      const unknown = await call(server, "GET", "/v1/webhooks/00000000-0000-4000-8000-00000000dead", { token: f.tokens.api })
+      expect([unknown.status, unknown.json.error.code]).toEqual([404, "not_found"])
       const sub = (await create({ url: hook, event_types: ["invoice.paid"] })).json.data
-      const res = await call(server, "POST", `/v1/webhooks/${sub.id}/deliveries/x/redeliver`, { token: f.tokens.api, body: {} })
+      const res = await call(server, "POST", `/v1/webhooks/${sub.id}/deliveries/00000000-0000-4000-8000-00000000dead/redeliver`, {
+        token: f.tokens.api,
+        body: {}
+      })
       expect(res.status).toBe(404)
     })
 

@@ -2,14 +2,14 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { WebhookModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { Envelope, ListEnvelope, pageQuery } from "./envelope.ts"
+import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { carriesSecret } from "./idempotency.ts"
 import { scope } from "./security.ts"
 
-const idParam = { id: Schema.String.annotate({ description: "The webhook subscription id" }) }
+const idParams = { id: idParam("The webhook subscription id") }
 const deliveryParams = {
-  ...idParam,
-  deliveryId: Schema.String.annotate({ description: "The delivery id (the `X-Service-Delivery` header of each attempt)" })
+  ...idParams,
+  deliveryId: idParam("The delivery id (the `X-Service-Delivery` header of each attempt)")
 }
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
@@ -26,35 +26,35 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret).pipe(HttpApiSchema.status(201))
     }).pipe(scope("webhooks:write"), carriesSecret),
     HttpApiEndpoint.get("get", "/webhooks/:id", {
-      params: idParam,
+      params: idParams,
       success: Envelope(WebhookModel.WebhookSubscription),
       error: NotFoundError
     }).pipe(scope("webhooks:read")),
     HttpApiEndpoint.patch("update", "/webhooks/:id", {
-      params: idParam,
+      params: idParams,
       payload: WebhookModel.WebhookSubscriptionUpdate,
       success: Envelope(WebhookModel.WebhookSubscription),
       error: NotFoundError
     }).pipe(scope("webhooks:write")),
     HttpApiEndpoint.delete("remove", "/webhooks/:id", {
-      params: idParam,
+      params: idParams,
       success: Envelope(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })),
       error: NotFoundError
     }).pipe(scope("webhooks:write")),
     HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret", {
-      params: idParam,
+      params: idParams,
       // The body is optional: no body means the defaults.
       payload: [WebhookModel.WebhookSecretRotate, Schema.Null],
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret),
       error: NotFoundError
     }).pipe(scope("webhooks:write"), carriesSecret),
     HttpApiEndpoint.post("test", "/webhooks/:id/test", {
-      params: idParam,
+      params: idParams,
       success: Envelope(WebhookModel.WebhookTestResult).pipe(HttpApiSchema.status(202)),
       error: [NotFoundError, ConflictError]
     }).pipe(scope("webhooks:write")),
     HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries", {
-      params: idParam,
+      params: idParams,
       query: {
         ...pageQuery,
         status: Schema.optionalKey(WebhookModel.DeliveryStatus)
