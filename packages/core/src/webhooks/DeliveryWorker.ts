@@ -16,6 +16,13 @@ import { type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
 const RECORD_BATCH = 500
 const RECORD_GATHER_MS = 5
 
+/** Logs a storage failure and carries on with `fallback`; an interruption (shutdown) stays one. */
+const orLog = <A, E, R, B>(self: Effect.Effect<A, E, R>, message: string, fallback: B): Effect.Effect<A | B, never, R> =>
+  Effect.catchCause(self, (cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.failCause(cause as Cause.Cause<never>)
+      : Effect.as(Effect.logError(message, Cause.squash(cause)), fallback))
+
 const LOST_ATTEMPT = "No outcome was recorded: the worker sending this attempt stopped before its lease ran out"
 
 /** PostgreSQL text holds no NUL; a receiver's answer may. */
@@ -215,12 +222,8 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
             yield* Effect.sleep(Duration.millis(RECORD_GATHER_MS))
             batch = [...batch, ...(yield* Queue.takeBetween(results, 0, RECORD_BATCH - batch.length))]
           }
-          yield* record(batch).pipe(
-            Effect.catchCause((cause) =>
-              // The leases will run out and other attempts will follow: delivery stays at-least-once.
-              Effect.logError("webhook outcomes could not be recorded", Cause.squash(cause))
-            )
-          )
+          // The leases will run out and other attempts will follow: delivery stays at-least-once.
+          yield* orLog(record(batch), "webhook outcomes could not be recorded", undefined)
           inFlight -= batch.length
           yield* capacity.open
         }))
@@ -237,14 +240,19 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
           }
           yield* signal.reset
           const limit = Math.min(settings.batchSize, free)
-          const claimed = yield* claim(limit).pipe(
-            Effect.catchCause((cause) =>
-              Effect.as(Effect.logError("webhook deliveries could not be claimed", Cause.squash(cause)), [])
-            )
-          )
+          const claimed: ReadonlyArray<ClaimedDelivery> = yield* orLog(claim(limit), "webhook deliveries could not be claimed", [])
           inFlight += claimed.length
           for (const c of claimed) {
-            yield* Effect.forkIn(Effect.flatMap(attempt(c), (o) => Queue.offer(results, o)), work)
+            const attempted = Effect.flatMap(attempt(c), (o) => Queue.offer(results, o)).pipe(
+              // Nothing to record: the lease runs out and the next claim tries again.
+              Effect.catchDefect((defect) =>
+                Effect.andThen(
+                  Effect.logError("a webhook attempt failed unexpectedly", defect).pipe(Effect.annotateLogs({ deliveryId: c.id })),
+                  Effect.andThen(Effect.sync(() => (inFlight -= 1)), capacity.open)
+                )
+              )
+            )
+            yield* Effect.forkIn(attempted, work)
           }
           if (claimed.length < limit) yield* signal.wait(settings.pollIntervalMs)
         }))
