@@ -29,6 +29,10 @@ import type { Ids } from "./shared/Ids.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
 import { Tenancy } from "./tenancy/Tenancy.ts"
+import { DeliveryRepo } from "./webhooks/DeliveryRepo.ts"
+import { DeliverySignal } from "./webhooks/DeliverySignal.ts"
+import { WebhookRepo } from "./webhooks/WebhookRepo.ts"
+import { Webhooks } from "./webhooks/Webhooks.ts"
 
 /**
  * Every storage port on SQL. A host with its own storage provides its own
@@ -52,6 +56,9 @@ export type StoragePorts =
   | OAuthAppRepo
   | OAuthGrantRepo
   | OAuthSessionRepo
+  | WebhookRepo
+  | DeliveryRepo
+  | DeliverySignal
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Layer.mergeAll(
   TenancyRepo.layerSql,
@@ -69,8 +76,10 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   RateLimiter.layerSql,
   OAuthAppRepo.layerSql,
   OAuthGrantRepo.layerSql,
-  OAuthSessionRepo.layerSql
-)
+  OAuthSessionRepo.layerSql,
+  WebhookRepo.layerSql,
+  DeliveryRepo.layerSql
+).pipe(Layer.provideMerge(DeliverySignal.layer))
 
 /** Every domain service, over whatever storage is provided. */
 export const Services = Layer.mergeAll(OAuthApps.layer, OAuthServer.layer).pipe(
@@ -83,7 +92,8 @@ export const Services = Layer.mergeAll(OAuthApps.layer, OAuthServer.layer).pipe(
     ObligationMonitor.layer,
     Routes.layer,
     CostingSettings.layer,
-    CostComparisons.layer
+    CostComparisons.layer,
+    Webhooks.layer
   )),
   Layer.provideMerge(Tenancy.layer)
 )

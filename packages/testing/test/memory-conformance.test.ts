@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Ids } from "@opsplatform/core"
-import { storageConformance } from "@opsplatform/testing/conformance"
+import { storageConformance, webhookStorageConformance } from "@opsplatform/testing/conformance"
 import { MemoryStorage, MemoryStore } from "@opsplatform/testing"
 import { Layer } from "effect"
 
@@ -13,3 +13,5 @@ storageConformance(
         e.organizationId === organizationId && e.eventId === eventId
       ).length)
 )
+
+webhookStorageConformance("memory", MemoryStorage.pipe(Layer.provideMerge(Ids.Ids.layerSequential())))

@@ -6,6 +6,7 @@ import { ExpensesApi } from "./Expenses.ts"
 import { LocationsApi } from "./Locations.ts"
 import { ObligationsApi } from "./Obligations.ts"
 import { OrganizationApi } from "./Organization.ts"
+import { WebhooksApi } from "./Webhooks.ts"
 import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
@@ -35,6 +36,7 @@ export class Api extends HttpApi.make("opsplatform")
   .add(DeliveryRoutesApi)
   .add(CostingSettingsApi)
   .add(AppsApi)
+  .add(WebhooksApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { OAuthModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
-import { returnsSecret } from "./idempotency.ts"
+import { carriesSecret } from "./idempotency.ts"
 import { scope } from "./security.ts"
 
 const appId = { id: idParam("The app id (not its client_id)") }
@@ -19,7 +19,7 @@ export class AppsApi extends HttpApiGroup.make("apps")
     HttpApiEndpoint.post("create", "/apps", {
       payload: OAuthModel.AppCreate,
       success: Envelope(OAuthModel.OAuthAppWithSecret).pipe(HttpApiSchema.status(201))
-    }).pipe(scope("apps:write"), returnsSecret),
+    }).pipe(scope("apps:write"), carriesSecret),
     HttpApiEndpoint.get("get", "/apps/:id", {
       params: appId,
       success: Envelope(OAuthModel.OAuthApp),
@@ -40,7 +40,7 @@ export class AppsApi extends HttpApiGroup.make("apps")
       params: appId,
       success: Envelope(OAuthModel.OAuthAppWithSecret),
       error: [NotFoundError, ConflictError]
-    }).pipe(scope("apps:write"), returnsSecret),
+    }).pipe(scope("apps:write"), carriesSecret),
     HttpApiEndpoint.get("listInstallations", "/app-installations", {
       query: pageQuery,
       success: ListEnvelope(OAuthModel.Installation)

@@ -2,18 +2,9 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { IdempotencyRepo } from "@opsplatform/core"
+import { IdempotencyRepo, SecretBox } from "@opsplatform/core"
 import { apiError, BadRequestError, ConflictError } from "./errors.ts"
 import { CurrentPrincipal } from "./security.ts"
-
-/**
- * Marks an endpoint whose response carries a secret shown once (a client
- * secret). Its response is never stored, so it takes no Idempotency-Key.
- */
-export class ReturnsSecret extends Context.Service<ReturnsSecret, true>()("@opsplatform/http-node/ReturnsSecret") {}
-
-export const returnsSecret = <E extends { annotate: (key: any, value: any) => any }>(endpoint: E): E =>
-  endpoint.annotate(ReturnsSecret, true) as E
 
 /** How long a key is remembered (as Stripe: 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -25,6 +16,20 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
  * running twice. A failed request is not remembered, so it can be retried with
  * the same key. Keys belong to one credential and last 24 hours.
  */
+
+/**
+ * Marks an endpoint whose successful response shows a secret once (an OAuth
+ * client secret, a webhook signing secret): its remembered response is sealed
+ * under the operator key, so a retry gets the same secret back and the store
+ * never holds it in clear.
+ */
+export class ResponseCarriesSecret extends Context.Service<ResponseCarriesSecret, true>()(
+  "@opsplatform/http-node/ResponseCarriesSecret"
+) {}
+
+export const carriesSecret = <E extends { annotate: (key: any, value: any) => any }>(endpoint: E): E =>
+  endpoint.annotate(ResponseCarriesSecret, true) as E
+
 export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
   requires: CurrentPrincipal
 }>()("@opsplatform/http-node/Idempotency", {
@@ -34,21 +39,21 @@ export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
 const fail = (status: 400 | 409, code: string, message: string, details?: ReadonlyArray<{ field: string; issue: string }>) =>
   Effect.flatMap(apiError(status, code, message, details ? { details } : undefined), Effect.fail)
 
-export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.IdempotencyRepo | Digest.Digest> = Layer.effect(
+export const IdempotencyLive: Layer.Layer<
+  Idempotency,
+  never,
+  IdempotencyRepo.IdempotencyRepo | Digest.Digest | SecretBox.SecretBox
+> = Layer.effect(
   Idempotency,
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo.IdempotencyRepo
     const digest = yield* Digest.Digest
+    const box = yield* SecretBox.SecretBox
     return Idempotency.of((httpEffect, { endpoint }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
         if (request.method !== "POST" || key === undefined) return yield* httpEffect
-        if (Context.getOrUndefined(endpoint.annotations, ReturnsSecret) === true) {
-          return yield* fail(400, "validation_failed", "This operation returns a secret that is never stored, so it takes no Idempotency-Key", [
-            { field: "Idempotency-Key", issue: "is not accepted on an operation that returns a secret" }
-          ])
-        }
         if (key.length === 0 || key.length > 255) {
           return yield* fail(400, "validation_failed", "Idempotency-Key must be 1 to 255 characters", [
             { field: "Idempotency-Key", issue: "must be 1 to 255 characters" }
@@ -73,9 +78,11 @@ export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.Id
           new Date(now).toISOString(),
           new Date(now - IDEMPOTENCY_WINDOW_MS).toISOString()
         )
+        const sealed = Context.getOrUndefined(endpoint.annotations, ResponseCarriesSecret) === true
+        const context = `idempotency:${principal.credentialId}:${key}`
         switch (outcome._tag) {
           case "Replay":
-            return HttpServerResponse.text(outcome.body, {
+            return HttpServerResponse.text(sealed ? yield* box.open(outcome.body, context) : outcome.body, {
               status: outcome.status,
               contentType: "application/json",
               headers: { "idempotent-replayed": "true" }
@@ -93,7 +100,8 @@ export const IdempotencyLive: Layer.Layer<Idempotency, never, IdempotencyRepo.Id
         }
         const response = yield* httpEffect.pipe(Effect.onExit((exit) => exit._tag === "Failure" ? repo.abandon(scope) : Effect.void))
         if (response.status < 300 && response.body._tag === "Uint8Array") {
-          yield* repo.complete(scope, response.status, new TextDecoder().decode(response.body.body))
+          const body = new TextDecoder().decode(response.body.body)
+          yield* repo.complete(scope, response.status, sealed ? yield* box.seal(body, context) : body)
         } else {
           yield* repo.abandon(scope)
         }

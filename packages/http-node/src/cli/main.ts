@@ -20,6 +20,7 @@ import { bootstrapDemo } from "../server/bootstrap.ts"
 import { databaseChoiceFromEnv, layerSql } from "../server/database.ts"
 import { LoggingLive } from "../server/logging.ts"
 import { serverLayer } from "../server/serve.ts"
+import { MISSING_KEY_MESSAGE, resolveOperatorKey, webhookWorkerJob, WebhookConfigError } from "../server/webhooks.ts"
 
 /** JSON on stdout: the CLI's only output channel for results. */
 const printJson = (value: unknown) => Console.log(JSON.stringify(value))
@@ -41,6 +42,15 @@ const reportDomainErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 const withCore = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(reportDomainErrors, Effect.provide(coreLive(databaseChoiceFromEnv())))
 
+/** Processes that send webhooks need the operator key: on PostgreSQL without it they refuse to start. */
+const requireOperatorKey = (database: ReturnType<typeof databaseChoiceFromEnv>) =>
+  Effect.try({
+    try: () => {
+      if (Option.isNone(resolveOperatorKey(database))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
+    },
+    catch: (e) => e as Error
+  })
+
 const serve = Command.make("serve", {
   port: Flag.Int("port").pipe(
     Flag.withDescription("Port to listen on (default: PORT or 8080)"),
@@ -51,6 +61,7 @@ const serve = Command.make("serve", {
   Effect.gen(function*() {
     const listenPort = Option.getOrElse(port, () => Number(process.env.PORT ?? 8080))
     const database = databaseChoiceFromEnv()
+    yield* requireOperatorKey(database)
     yield* Layer.launch(
       Layer.effectDiscard(Effect.gen(function*() {
         const demo = yield* bootstrapDemo
@@ -65,6 +76,17 @@ const serve = Command.make("serve", {
       })).pipe(Layer.provideMerge(serverLayer({ port: listenPort, host: Option.getOrUndefined(host), database })))
     )
   })).pipe(Command.withDescription("Run the /v1 API server (migrations run first)"))
+
+const worker = Command.make("worker", {}, () =>
+  Effect.gen(function*() {
+    const database = databaseChoiceFromEnv()
+    yield* requireOperatorKey(database)
+    yield* Layer.launch(webhookWorkerJob.pipe(Layer.provide(coreLive(database))))
+  })).pipe(
+    Command.withDescription(
+      "Send webhooks without serving the API (PostgreSQL: run as many as you like; SIGTERM finishes the attempts in flight)"
+    )
+  )
 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function*() {
@@ -306,7 +328,7 @@ const jobs = Command.make("jobs").pipe(
 
 const opsplatform = Command.make("opsplatform").pipe(
   Command.withDescription("Operations Platform: the /v1 API server and its operator tools"),
-  Command.withSubcommands([serve, migrate, admin, jobs])
+  Command.withSubcommands([serve, worker, migrate, admin, jobs])
 )
 
 /** Anything else that stops a command: a JSON error on stderr, exit status 1, never on stdout. */

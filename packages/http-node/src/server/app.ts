@@ -2,8 +2,9 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Effect, type FileSystem, Layer, type Path } from "effect"
 import { type Etag, type HttpPlatform, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import type { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
-import { CoreLayers, Ids } from "@opsplatform/core"
+import { CoreLayers, Ids, type SecretBox, type WebhookTransport } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
@@ -18,6 +19,8 @@ import { OrganizationHandlers } from "../http/Organization.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { RoutesConfigLive } from "./routesConfig.ts"
+import { WebhooksHandlers } from "../http/Webhooks.ts"
+import { webhooksInfrastructure } from "./webhooks.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -29,12 +32,21 @@ export const CryptoLive = Layer.mergeAll(
 )
 
 /** Core services on SQL storage, with migrations applied. */
-export type CoreLive = CoreLayers.DomainServices | CoreLayers.StoragePorts | Ids.Ids | SqlClient.SqlClient | Layer.Success<typeof CryptoLive>
+export type CoreLive =
+  | CoreLayers.DomainServices
+  | CoreLayers.StoragePorts
+  | Ids.Ids
+  | SqlClient.SqlClient
+  | PgClient.PgClient
+  | Layer.Success<typeof CryptoLive>
+  | SecretBox.SecretBox
+  | WebhookTransport.WebhookTransport
 
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RoutesConfigLive),
+    Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
@@ -71,7 +83,8 @@ const ApiHandlers = Layer.mergeAll(
   OrganizationHandlers,
   DeliveryRoutesHandlers,
   CostingSettingsHandlers,
-  AppsHandlers
+  AppsHandlers,
+  WebhooksHandlers
 )
 
 type AppRoutesRequire =

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import type { CoreLive } from "./app.ts"
 import { ObligationMonitorJob } from "./jobs/obligations.ts"
+import { webhookWorkerJob } from "./webhooks.ts"
 
 /**
  * Work that runs inside `opsplatform serve` beside the HTTP server (webhook
@@ -9,7 +10,8 @@ import { ObligationMonitorJob } from "./jobs/obligations.ts"
  * jobs to this list.
  */
 export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [
-  ObligationMonitorJob
+  ObligationMonitorJob,
+  webhookWorkerJob
 ]
 
 export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>

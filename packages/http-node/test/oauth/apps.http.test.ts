@@ -1,3 +1,5 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Fixture } from "@opsplatform/testing"
 import { testDatabases } from "../support/databases.ts"
@@ -120,10 +122,33 @@ for (const db of testDatabases()) {
       expect((await clientCredentials(app.client_id, rotated.json.data.client_secret)).status).toBe(200)
     })
 
-    it("operations returning a secret take no Idempotency-Key, so the secret is never stored", async () => {
-      const res = await call(server, "POST", "/v1/apps", { token: f.tokens.api, body: valid, headers: { "idempotency-key": "k-1" } })
-      expect(res.status).toBe(400)
-      expect(res.json.error.details).toEqual([{ field: "Idempotency-Key", issue: "is not accepted on an operation that returns a secret" }])
+    it("a retried registration or rotation gets the same client secret back, and the store never holds it in clear", async () => {
+      const key = `register-${f.organizationId}`
+      const first = await call(server, "POST", "/v1/apps", { token: f.tokens.api, body: valid, headers: { "idempotency-key": key } })
+      const retried = await call(server, "POST", "/v1/apps", { token: f.tokens.api, body: valid, headers: { "idempotency-key": key } })
+      expect(first.status).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBe("true")
+      expect(retried.json.data).toEqual(first.json.data)
+      const rotateKey = `rotate-${first.json.data.id}`
+      const rotated = await call(server, "POST", `/v1/apps/${first.json.data.id}/rotate-secret`, {
+        token: f.tokens.api,
+        headers: { "idempotency-key": rotateKey }
+      })
+      const rotatedAgain = await call(server, "POST", `/v1/apps/${first.json.data.id}/rotate-secret`, {
+        token: f.tokens.api,
+        headers: { "idempotency-key": rotateKey }
+      })
+      expect(rotatedAgain.headers.get("idempotent-replayed")).toBe("true")
+      expect(rotatedAgain.json.data.client_secret).toBe(rotated.json.data.client_secret)
+      const remembered = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`SELECT body FROM idempotency_keys WHERE key IN (${key}, ${rotateKey})`
+        return rows.map((r: any) => String(r.body))
+      }))
+      expect(remembered).toHaveLength(2)
+      for (const body of remembered) {
+        for (const secret of [first.json.data.client_secret, rotated.json.data.client_secret]) expect(body).not.toContain(secret)
+      }
       const app = await register()
       const install = await call(server, "POST", "/v1/app-installations", {
         token: g.tokens.api,

@@ -119,5 +119,22 @@ export const matrixFactories: Record<string, GroupFactory> = {
       putRateCard: { currency: "RON", couriers: [{ name: "Matrix", bands: [{ up_to_km: 10, per_parcel_minor: 1000, per_kg_minor: 50 }] }] },
       putSenderAddress: { name: "Matrix depot", line1: "Str. 1", city: "Voluntari", country: "RO" }
     }
+  },
+  webhooks: {
+    create: async (server, f) => {
+      const id = await created(server, f.tokens.api, "/v1/webhooks", {
+        url: "https://webhooks.example.com/matrix",
+        event_types: ["fleet_vehicle.created"]
+      })
+      const test = await call(server, "POST", `/v1/webhooks/${id}/test`, { token: f.tokens.api })
+      if (test.status !== 202) throw new Error(`seeding a test delivery answered ${test.status}: ${test.text}`)
+      return { id, deliveryId: test.json.data.delivery_id }
+    },
+    bodies: {
+      create: { url: "https://webhooks.example.com/matrix", event_types: ["fleet_vehicle.created"] },
+      update: { description: "Changed" },
+      rotateSecret: {},
+      redeliver: {}
+    }
   }
 }

@@ -8,6 +8,7 @@ export * from "./oauth.ts"
 export * from "./support.ts"
 export * from "./tenancy.ts"
 export * from "./transactions.ts"
+export * from "./webhooks.ts"
 
 import type { Effect, Layer } from "effect"
 import type { CoreLayers } from "@opsplatform/core"

@@ -1,16 +1,13 @@
 import { Effect, Layer, Option } from "effect"
 import { CredentialRepo } from "@opsplatform/core/auth/CredentialRepo"
 import type { Device, StoredCredential } from "@opsplatform/core/auth/model"
-import { Outbox, type StoredOutboxEvent } from "@opsplatform/core/events/Outbox"
 import type { Expense } from "@opsplatform/core/expenses/model"
 import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
 import { locationConflicts, LocationRepo } from "@opsplatform/core/locations/LocationRepo"
 import type { Location } from "@opsplatform/core/locations/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
-import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
-import { nowIso } from "@opsplatform/core/shared/time"
 import type { Member, Organization, User } from "@opsplatform/core/tenancy/model"
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { MemoryStore } from "./MemoryStore.ts"
@@ -262,30 +259,3 @@ export const ExpenseRepoMemory: Layer.Layer<ExpenseRepo, never, MemoryStore> = L
     })
   })
 )
-
-export const OutboxMemory: Layer.Layer<Outbox, never, MemoryStore | Ids> = Layer.effect(
-  Outbox,
-  Effect.gen(function*() {
-    const store = yield* MemoryStore
-    const ids = yield* Ids
-    const rows = store.table<StoredOutboxEvent>("outbox_events")
-    return Outbox.of({
-      publish: (tenant, event) =>
-        Effect.gen(function*() {
-          const exists = [...rows.values()].some((r) =>
-            r.organizationId === tenant.organizationId && r.environment === tenant.environment && r.eventId === event.eventId
-          )
-          if (exists) return
-          const id = yield* ids.uuid
-          rows.set(id, {
-            ...event,
-            id,
-            organizationId: tenant.organizationId,
-            environment: tenant.environment,
-            createdAt: yield* nowIso
-          })
-        })
-    })
-  })
-)
-

@@ -3,6 +3,7 @@ import type { SqlClient } from "effect/sql"
 import foundation from "./0001_foundation.ts"
 import deliveryRoutes from "./0002_delivery_routes.ts"
 import obligations from "./0003_obligations.ts"
+import webhooks from "./0004_webhooks.ts"
 import oauth from "./0005_oauth.ts"
 
 /**
@@ -17,5 +18,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0001_foundation": foundation,
   "0002_delivery_routes": deliveryRoutes,
   "0003_obligations": obligations,
+  "0004_webhooks": webhooks,
   "0005_oauth": oauth
 }

@@ -1,0 +1,36 @@
+// The benchmark's receiver, in its own process: answers 204 at once and notes
+// when each event id first arrived; once the number the parent expects have
+// arrived, it sends the arrival times over IPC.
+import { createServer } from "node:http"
+
+const first = new Map()
+let total = 0
+let expected = Infinity
+const server = createServer((req, res) => {
+  req.resume()
+  req.on("end", () => {
+    total++
+    const id = req.headers["webhook-id"]
+    if (!first.has(id)) {
+      first.set(id, Date.now())
+      // Every expected event has arrived once: hand the arrival times to the parent.
+      if (first.size === expected) {
+        process.send({ total, first: Object.fromEntries(first) })
+        first.clear()
+        total = 0
+        expected = Infinity
+      }
+    }
+    res.writeHead(204).end()
+  })
+})
+server.keepAliveTimeout = 60_000
+server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
+process.on("message", (message) => {
+  if (typeof message === "object" && message.expect !== undefined) {
+    expected = message.expect
+  } else if (message === "stop") {
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  }
+})

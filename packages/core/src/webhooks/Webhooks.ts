@@ -1,0 +1,275 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
+import { Outbox } from "../events/Outbox.ts"
+import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
+import { Ids } from "../shared/Ids.ts"
+import type { Page, PageRequest } from "../shared/pagination.ts"
+import { isUuid } from "../shared/schemas.ts"
+import type { Tenant } from "../shared/tenant.ts"
+import { isoFromMillis as iso } from "../shared/time.ts"
+import { Transactor } from "../shared/Transactor.ts"
+import { DeliveryRepo } from "./DeliveryRepo.ts"
+import { DeliverySignal } from "./DeliverySignal.ts"
+import { checkWebhookUrl, isIpLiteral, isPublicAddress } from "./destinations.ts"
+import {
+  DEFAULT_ROTATION_GRACE_SECONDS,
+  type DeliveryFilter,
+  type StoredSubscription,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEventType,
+  type WebhookRedeliver,
+  type WebhookSecretRotate,
+  type WebhookSubscription,
+  type WebhookSubscriptionCreate,
+  type WebhookSubscriptionUpdate,
+  type WebhookSubscriptionWithSecret,
+  type WebhookTestResult
+} from "./model.ts"
+import { redeliverDecision } from "./rules.ts"
+import { SecretBox } from "./SecretBox.ts"
+import { WebhookSettings } from "./settings.ts"
+import { generateSecret } from "./signing.ts"
+import { type SubscriptionRow, WebhookRepo } from "./WebhookRepo.ts"
+import { WebhookTransport } from "./WebhookTransport.ts"
+
+/** Rotated-out secrets kept valid at once, besides the current one. */
+export const MAX_RETIRING_SECRETS = 2
+
+/** What a sealed secret is bound to: its own row. */
+export const secretContext = (secretId: string): string => `webhook-secret:${secretId}`
+
+/**
+ * Webhook subscriptions of an organization environment, their secrets, the
+ * delivery log and redeliver. Sending is the DeliveryWorker's.
+ */
+export class Webhooks extends Context.Service<Webhooks, {
+  readonly eventTypes: Effect.Effect<ReadonlyArray<WebhookEventType>>
+  readonly create: (tenant: Tenant, input: WebhookSubscriptionCreate) => Effect.Effect<WebhookSubscriptionWithSecret, ValidationFailed>
+  readonly get: (tenant: Tenant, id: string) => Effect.Effect<WebhookSubscription, NotFound>
+  readonly list: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<WebhookSubscription>>
+  readonly update: (
+    tenant: Tenant,
+    id: string,
+    patch: WebhookSubscriptionUpdate
+  ) => Effect.Effect<WebhookSubscription, NotFound | ValidationFailed>
+  readonly remove: (tenant: Tenant, id: string) => Effect.Effect<void, NotFound>
+  readonly rotateSecret: (
+    tenant: Tenant,
+    id: string,
+    input: WebhookSecretRotate
+  ) => Effect.Effect<WebhookSubscriptionWithSecret, NotFound>
+  readonly sendTest: (tenant: Tenant, id: string) => Effect.Effect<WebhookTestResult, NotFound | Conflict>
+  readonly listDeliveries: (
+    tenant: Tenant,
+    id: string,
+    filter: DeliveryFilter,
+    page: PageRequest
+  ) => Effect.Effect<Page<WebhookDelivery>, NotFound>
+  readonly getDelivery: (tenant: Tenant, id: string, deliveryId: string) => Effect.Effect<WebhookDelivery, NotFound>
+  readonly listAttempts: (
+    tenant: Tenant,
+    id: string,
+    deliveryId: string,
+    page: PageRequest
+  ) => Effect.Effect<Page<WebhookAttempt>, NotFound>
+  readonly redeliver: (
+    tenant: Tenant,
+    id: string,
+    deliveryId: string,
+    input: WebhookRedeliver
+  ) => Effect.Effect<void, NotFound | Conflict>
+}>()("@opsplatform/core/webhooks/Webhooks") {
+  static readonly layer: Layer.Layer<
+    Webhooks,
+    never,
+    | WebhookRepo
+    | DeliveryRepo
+    | Outbox
+    | Ids
+    | Transactor
+    | SecretBox
+    | WebhookTransport
+    | DeliverySignal
+    | SecureRandom.SecureRandom
+  > = Layer.effect(
+    Webhooks,
+    Effect.gen(function*() {
+      const repo = yield* WebhookRepo
+      const deliveries = yield* DeliveryRepo
+      const outbox = yield* Outbox
+      const ids = yield* Ids
+      const tx = yield* Transactor
+      const box = yield* SecretBox
+      const transport = yield* WebhookTransport
+      const signal = yield* DeliverySignal
+      const settings = yield* WebhookSettings
+      const random = yield* SecureRandom.SecureRandom
+
+      const nowMs = Clock.currentTimeMillis
+
+      const toApi = (row: SubscriptionRow, now: number): WebhookSubscription => ({
+        id: row.id,
+        url: row.url,
+        description: row.description,
+        event_types: row.event_types,
+        enabled: row.enabled,
+        disabled_reason: row.disabled_reason,
+        previous_secret_expires_at: row.latest_secret_expiry !== null && Date.parse(row.latest_secret_expiry) > now
+          ? row.latest_secret_expiry
+          : null,
+        created_at: row.created_at,
+        updated_at: row.updated_at
+      })
+
+      const find = (tenant: Tenant, id: string) =>
+        (isUuid(id) ? repo.find(tenant, id) : Effect.succeed(Option.none<SubscriptionRow>())).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
+            onSome: Effect.succeed
+          }))
+        )
+
+      /**
+       * The URL rules, then DNS: a name whose every answer is public passes; one
+       * that resolves to a private address is refused now rather than at send
+       * time. A name that does not resolve yet is accepted (and checked again at
+       * every send).
+       */
+      const checkUrl = Effect.fnUntraced(function*(tenant: Tenant, input: string) {
+        const checked = checkWebhookUrl(input, tenant.environment, settings.allowPrivateDestinations)
+        if (checked._tag === "Refused") return yield* ValidationFailed.field("url", checked.issue)
+        if (!settings.allowPrivateDestinations && !isIpLiteral(checked.hostname)) {
+          const addresses = yield* transport.resolve(checked.hostname).pipe(Effect.orElseSucceed(() => []))
+          if (addresses.some((a) => !isPublicAddress(a))) {
+            return yield* ValidationFailed.field("url", "resolves to a loopback, private, link-local or multicast address")
+          }
+        }
+        return checked.url
+      })
+
+      const newSecret = Effect.fnUntraced(function*(subscriptionId: string, at: string) {
+        const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)
+        const id = yield* ids.uuid
+        const sealed = yield* box.seal(secret, secretContext(id))
+        return { secret, stored: { id, subscription_id: subscriptionId, sealed, created_at: at, expires_at: null } }
+      })
+
+      const findDelivery = (tenant: Tenant, id: string, deliveryId: string) =>
+        (isUuid(id) && isUuid(deliveryId)
+          ? deliveries.find(tenant, id, deliveryId)
+          : Effect.succeed(Option.none<WebhookDelivery>())).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(new NotFound({ resource: "webhook delivery", id: deliveryId })),
+            onSome: Effect.succeed
+          }))
+        )
+
+      return Webhooks.of({
+        eventTypes: Effect.sync(() => subscribableEventTypes.map((type) => ({ type, description: eventTypes[type].description }))),
+        create: Effect.fn("Webhooks.create")(function*(tenant, input) {
+          const url = yield* checkUrl(tenant, input.url)
+          const now = yield* nowMs
+          const at = iso(now)
+          const subscription: StoredSubscription = {
+            id: yield* ids.uuid,
+            tenant,
+            url,
+            description: input.description ?? null,
+            event_types: input.event_types,
+            enabled: true,
+            disabled_reason: null,
+            created_at: at,
+            updated_at: at
+          }
+          const { secret, stored } = yield* newSecret(subscription.id, at)
+          yield* tx.withTransaction(Effect.andThen(repo.insert(subscription), repo.insertSecret(stored)))
+          return { ...toApi({ ...subscription, latest_secret_expiry: null }, now), secret }
+        }),
+        get: Effect.fn("Webhooks.get")(function*(tenant, id) {
+          const row = yield* find(tenant, id)
+          return toApi(row, yield* nowMs)
+        }),
+        list: Effect.fn("Webhooks.list")(function*(tenant, page) {
+          const found = yield* repo.list(tenant, page)
+          const now = yield* nowMs
+          return { items: found.items.map((row) => toApi(row, now)), meta: found.meta }
+        }),
+        update: Effect.fn("Webhooks.update")(function*(tenant, id, patch) {
+          const url = patch.url === undefined ? undefined : yield* checkUrl(tenant, patch.url)
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const current = yield* find(tenant, id)
+            const now = yield* nowMs
+            const enabled = patch.enabled ?? current.enabled
+            const next: SubscriptionRow = {
+              ...current,
+              url: url ?? current.url,
+              event_types: patch.event_types ?? current.event_types,
+              description: patch.description === undefined ? current.description : patch.description,
+              enabled,
+              disabled_reason: enabled ? null : patch.enabled === false ? "by_request" : current.disabled_reason,
+              updated_at: iso(now)
+            }
+            yield* repo.update(next)
+            // Deliveries that waited while the subscription was off are due again.
+            if (enabled && !current.enabled) yield* tx.afterCommit(signal.notify)
+            return toApi(next, now)
+          }))
+        }),
+        remove: Effect.fn("Webhooks.remove")(function*(tenant, id) {
+          const removed = isUuid(id) && (yield* repo.remove(tenant, id))
+          if (!removed) return yield* new NotFound({ resource: "webhook subscription", id })
+        }),
+        rotateSecret: Effect.fn("Webhooks.rotateSecret")(function*(tenant, id, input) {
+          const now = yield* nowMs
+          const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS
+          const { secret, stored } = yield* newSecret(id, iso(now))
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const current = yield* find(tenant, id)
+            const retireAt = iso(now + grace * 1000)
+            yield* repo.retireSecrets(id, retireAt, iso(now), MAX_RETIRING_SECRETS)
+            yield* repo.insertSecret(stored)
+            const row = { ...current, latest_secret_expiry: retireAt }
+            return { ...toApi(row, now), secret }
+          }))
+        }),
+        sendTest: Effect.fn("Webhooks.sendTest")(function*(tenant, id) {
+          const subscription = yield* find(tenant, id)
+          if (!subscription.enabled) {
+            return yield* new Conflict({ reason: "This subscription is disabled; enable it before sending a test" })
+          }
+          const eventId = freshEventId(yield* ids.uuid)
+          const deliveryId = yield* outbox.publishTo(tenant, event("webhook.test", eventId, { subscription_id: id }), id)
+          return yield* Option.match(deliveryId, {
+            onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
+            onSome: (delivery_id) => Effect.succeed({ event_id: eventId, delivery_id })
+          })
+        }),
+        listDeliveries: Effect.fn("Webhooks.listDeliveries")(function*(tenant, id, filter, page) {
+          yield* find(tenant, id)
+          return yield* deliveries.list(tenant, id, filter, page)
+        }),
+        getDelivery: (tenant, id, deliveryId) => findDelivery(tenant, id, deliveryId),
+        listAttempts: Effect.fn("Webhooks.listAttempts")(function*(tenant, id, deliveryId, page) {
+          yield* findDelivery(tenant, id, deliveryId)
+          return yield* deliveries.listAttempts(deliveryId, page)
+        }),
+        redeliver: Effect.fn("Webhooks.redeliver")(function*(tenant, id, deliveryId, input) {
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const subscription = yield* find(tenant, id)
+            const delivery = yield* findDelivery(tenant, id, deliveryId)
+            if (!subscription.enabled) {
+              return yield* new Conflict({ reason: "This subscription is disabled; enable it before redelivering" })
+            }
+            const decision = redeliverDecision(delivery.status, input.force ?? false)
+            if (decision._tag === "Refuse") return yield* new Conflict({ reason: decision.reason })
+            const moved = yield* deliveries.reset(tenant, deliveryId, delivery.status, iso(yield* nowMs))
+            if (!moved) return yield* new Conflict({ reason: "The delivery changed while redelivering; try again" })
+            yield* tx.afterCommit(signal.notify)
+          }))
+        })
+      })
+    })
+  )
+}

@@ -1,0 +1,88 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { WebhookModel } from "@opsplatform/core"
+import { ConflictError, NotFoundError } from "./errors.ts"
+import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
+import { carriesSecret } from "./idempotency.ts"
+import { scope } from "./security.ts"
+
+const idParams = { id: idParam("The webhook subscription id") }
+const deliveryParams = {
+  ...idParams,
+  deliveryId: idParam("The delivery id (the `X-Service-Delivery` header of each attempt)")
+}
+
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("events", "/webhooks/events", {
+      success: Envelope(Schema.Array(WebhookModel.WebhookEventType))
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.get("list", "/webhooks", {
+      query: pageQuery,
+      success: ListEnvelope(WebhookModel.WebhookSubscription)
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.post("create", "/webhooks", {
+      payload: WebhookModel.WebhookSubscriptionCreate,
+      success: Envelope(WebhookModel.WebhookSubscriptionWithSecret).pipe(HttpApiSchema.status(201))
+    }).pipe(scope("webhooks:write"), carriesSecret),
+    HttpApiEndpoint.get("get", "/webhooks/:id", {
+      params: idParams,
+      success: Envelope(WebhookModel.WebhookSubscription),
+      error: NotFoundError
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.patch("update", "/webhooks/:id", {
+      params: idParams,
+      payload: WebhookModel.WebhookSubscriptionUpdate,
+      success: Envelope(WebhookModel.WebhookSubscription),
+      error: NotFoundError
+    }).pipe(scope("webhooks:write")),
+    HttpApiEndpoint.delete("remove", "/webhooks/:id", {
+      params: idParams,
+      success: Envelope(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })),
+      error: NotFoundError
+    }).pipe(scope("webhooks:write")),
+    HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret", {
+      params: idParams,
+      // The body is optional: no body means the defaults.
+      payload: [WebhookModel.WebhookSecretRotate, Schema.Null],
+      success: Envelope(WebhookModel.WebhookSubscriptionWithSecret),
+      error: NotFoundError
+    }).pipe(scope("webhooks:write"), carriesSecret),
+    HttpApiEndpoint.post("test", "/webhooks/:id/test", {
+      params: idParams,
+      success: Envelope(WebhookModel.WebhookTestResult).pipe(HttpApiSchema.status(202)),
+      error: [NotFoundError, ConflictError]
+    }).pipe(scope("webhooks:write")),
+    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries", {
+      params: idParams,
+      query: {
+        ...pageQuery,
+        status: Schema.optionalKey(WebhookModel.DeliveryStatus)
+      },
+      success: ListEnvelope(WebhookModel.WebhookDelivery),
+      error: NotFoundError
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.get("delivery", "/webhooks/:id/deliveries/:deliveryId", {
+      params: deliveryParams,
+      success: Envelope(WebhookModel.WebhookDelivery),
+      error: NotFoundError
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.get("attempts", "/webhooks/:id/deliveries/:deliveryId/attempts", {
+      params: deliveryParams,
+      query: pageQuery,
+      success: ListEnvelope(WebhookModel.WebhookAttempt),
+      error: NotFoundError
+    }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.post("redeliver", "/webhooks/:id/deliveries/:deliveryId/redeliver", {
+      params: deliveryParams,
+      payload: [WebhookModel.WebhookRedeliver, Schema.Null],
+      success: HttpApiSchema.Empty(200).annotate({ description: "Scheduled: the delivery is due now. The body is empty." }),
+      error: [NotFoundError, ConflictError]
+    }).pipe(scope("webhooks:write"))
+  )
+  .annotateMerge(OpenApi.annotations({
+    title: "Webhooks",
+    description: "Subscriptions to events, signed the Standard Webhooks way, with the delivery log and redeliver. " +
+      "Deliveries are at-least-once: dedupe on the `webhook-id` header (the event id)."
+  }))
+{}
