@@ -5,6 +5,7 @@ import { extname, join, normalize } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
 import * as Node from "../src/node.ts"
 import { body, event, eventId, secret } from "./support.ts"
 
@@ -13,7 +14,6 @@ import { body, event, eventId, secret } from "./support.ts"
  * loopback server, verifying on the page's own Web Crypto.
  */
 
-const executablePath = "/usr/bin/chromium"
 const dist = fileURLToPath(new URL("../dist/esm/", import.meta.url))
 
 let server: Server
@@ -30,9 +30,6 @@ globalThis.webhooks = webhooks
 </script>`
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) {
-    throw new Error(`${executablePath} is missing: install Debian's chromium (scripts/ensure-chromium.sh does it)`)
-  }
   if (!existsSync(join(dist, "index.js"))) throw new Error(`${dist}index.js is missing: build the package first`)
   server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname
@@ -50,19 +47,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  browser = await chromium.launch({
-    executablePath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
+  browser = await chromium.launch(chromiumLaunchOptions())
   tab = await browser.newPage()
   // Counts Web Crypto HMACs, so the test knows which path ran.
   await tab.addInitScript(() => {

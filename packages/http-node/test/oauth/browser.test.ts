@@ -3,6 +3,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Scopes, Tenancy } from "@opsplatform/core"
 import type { Fixture } from "@opsplatform/testing"
+import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
 import { testDatabases } from "../support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "../support/server.ts"
 import { authorizeUrl, MEMBER_PASSWORD, memberEmail, pkce, postForm, registerApp, startCallbackReceiver } from "./support.ts"
@@ -17,19 +18,7 @@ describe("OAuth consent pages in Chromium", () => {
   beforeAll(async () => {
     receiver = await startCallbackReceiver()
     CALLBACK = receiver.callback
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
-    })
+    browser = await chromium.launch(chromiumLaunchOptions())
   })
   afterAll(async () => {
     await browser?.close()
