@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
 /**
@@ -11,6 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],
     reporters: ["default"]
   }
 })

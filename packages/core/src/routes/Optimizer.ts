@@ -37,10 +37,13 @@ export interface OptimizerShape {
 export const BUILTIN_OPTIMIZER = "builtin:nearest-neighbour+2-opt"
 
 /**
- * Orders stops: nearest neighbour from the start (ties to the lowest index),
- * then 2-opt segment reversals until none shortens the tour. Deterministic:
- * the same input always gives the same order. Time windows are not enforced;
- * an engine that honours them can be plugged in as the `Optimizer`.
+ * Orders stops: 2-opt segment reversals until none shortens the tour, started
+ * from two tours — nearest neighbour from the start (ties to the lowest index)
+ * and the order given — keeping the shorter result (the nearest-neighbour one
+ * on a tie). 2-opt never lengthens the tour it starts from, so an optimized
+ * route is never longer than the order it was given. Deterministic: the same
+ * input always gives the same order. Time windows are not enforced; an engine
+ * that honours them can be plugged in as the `Optimizer`.
  */
 export const planRoute = (
   model: DistanceModel,
@@ -60,48 +63,65 @@ export const planRoute = (
   }
   const dist = (a: number, b: number) => d[a * size + b]!
 
-  const tour: Array<number> = []
-  const visited = new Uint8Array(size)
-  let current = 0
-  for (let k = 0; k < n; k++) {
-    let best = -1
-    let bestDistance = Infinity
-    for (let j = 1; j < size; j++) {
-      if (visited[j] === 0 && dist(current, j) < bestDistance) {
-        best = j
-        bestDistance = dist(current, j)
+  // Tours hold node numbers: 0 is the start, stop i is node i + 1.
+  const nearestNeighbour = (): Array<number> => {
+    const tour: Array<number> = []
+    const visited = new Uint8Array(size)
+    let current = 0
+    for (let k = 0; k < n; k++) {
+      let best = -1
+      let bestDistance = Infinity
+      for (let j = 1; j < size; j++) {
+        if (visited[j] === 0 && dist(current, j) < bestDistance) {
+          best = j
+          bestDistance = dist(current, j)
+        }
       }
+      visited[best] = 1
+      tour.push(best)
+      current = best
     }
-    visited[best] = 1
-    tour.push(best)
-    current = best
+    return tour
   }
 
   const EPSILON = 1e-7
-  for (let pass = 0, improved = true; improved && pass < 200; pass++) {
-    improved = false
-    for (let i = 0; i < n - 1; i++) {
-      const a = i === 0 ? 0 : tour[i - 1]!
-      for (let j = i + 1; j < n; j++) {
-        const last = j === n - 1
-        const b = last ? (input.roundTrip ? 0 : -1) : tour[j + 1]!
-        const before = dist(a, tour[i]!) + (b === -1 ? 0 : dist(tour[j]!, b))
-        const after = dist(a, tour[j]!) + (b === -1 ? 0 : dist(tour[i]!, b))
-        if (after < before - EPSILON) {
-          for (let lo = i, hi = j; lo < hi; lo++, hi--) {
-            const t = tour[lo]!
-            tour[lo] = tour[hi]!
-            tour[hi] = t
+  /** Reverses segments while one shortens the tour (in place; at most 200 passes). */
+  const twoOpt = (tour: Array<number>): Array<number> => {
+    for (let pass = 0, improved = true; improved && pass < 200; pass++) {
+      improved = false
+      for (let i = 0; i < n - 1; i++) {
+        const a = i === 0 ? 0 : tour[i - 1]!
+        for (let j = i + 1; j < n; j++) {
+          const last = j === n - 1
+          const b = last ? (input.roundTrip ? 0 : -1) : tour[j + 1]!
+          const before = dist(a, tour[i]!) + (b === -1 ? 0 : dist(tour[j]!, b))
+          const after = dist(a, tour[j]!) + (b === -1 ? 0 : dist(tour[i]!, b))
+          if (after < before - EPSILON) {
+            for (let lo = i, hi = j; lo < hi; lo++, hi--) {
+              const t = tour[lo]!
+              tour[lo] = tour[hi]!
+              tour[hi] = t
+            }
+            improved = true
           }
-          improved = true
         }
       }
     }
+    return tour
   }
 
-  let metres = dist(0, tour[0]!)
-  for (let k = 1; k < n; k++) metres += dist(tour[k - 1]!, tour[k]!)
-  if (input.roundTrip) metres += dist(tour[n - 1]!, 0)
+  const length = (tour: ReadonlyArray<number>): number => {
+    let metres = dist(0, tour[0]!)
+    for (let k = 1; k < n; k++) metres += dist(tour[k - 1]!, tour[k]!)
+    if (input.roundTrip) metres += dist(tour[n - 1]!, 0)
+    return metres
+  }
+
+  const fromNearest = twoOpt(nearestNeighbour())
+  const fromGiven = twoOpt(Array.from({ length: n }, (_, i) => i + 1))
+  const nearestMetres = length(fromNearest)
+  const givenMetres = length(fromGiven)
+  const [tour, metres] = givenMetres < nearestMetres - EPSILON ? [fromGiven, givenMetres] : [fromNearest, nearestMetres]
   return { order: tour.map((node) => node - 1), metres: Math.round(metres) }
 }
 

@@ -48,6 +48,14 @@ describe("built-in optimizer (nearest neighbour + 2-opt)", () => {
     expect(plan.metres).toBe(pathMetres({ roadFactor: 1, averageSpeedKmh: 40 }, input.start, plan.order.map((i) => stops[i]!), true))
   })
 
+  it("keeps the given order when nearest neighbour and 2-opt cannot match it", () => {
+    // Start at 3 km; stops at 0, 4 and 7 km, open path. As given: 3 + 4 + 3 = 10 km. Nearest
+    // neighbour goes 4, 7, 0: 1 + 3 + 7 = 11 km, and no segment reversal of that path gets back to 10.
+    const plan = planRoute(equatorModel, { start: east(3), roundTrip: false, stops: [east(0), east(4), east(7)] })
+    expect(plan.order).toEqual([0, 1, 2])
+    expect(plan.metres).toBe(10_000)
+  })
+
   it("is deterministic and returns every stop once, never longer than the given order", () => {
     const point = fc.record({
       latitude: fc.double({ min: 44, max: 45, noNaN: true }),
