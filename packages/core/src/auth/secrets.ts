@@ -22,6 +22,9 @@ const bytesToBase64 = (bytes: Uint8Array): string => {
 
 const base64ToBytes = (text: string): Uint8Array => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
 
+/** Lower-case hexadecimal, two digits per byte. */
+export const encodeHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+
 export const encodeBase64 = bytesToBase64
 export const encodeBase64Url = bytesToBase64Url
 export const decodeBase64 = base64ToBytes

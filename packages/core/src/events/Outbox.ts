@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { Ids } from "../shared/Ids.ts"
 import { orDie } from "../shared/sql.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { isoFromMillis } from "../shared/time.ts"
 import { DeliverySignal } from "../webhooks/DeliverySignal.ts"
 import { deliveredData } from "./catalog.ts"
 
@@ -81,7 +82,7 @@ export class Outbox extends Context.Service<Outbox, {
         sql.withTransaction(Effect.gen(function*() {
           const id = yield* ids.uuid
           const ms = yield* Clock.currentTimeMillis
-          const at = new Date(ms).toISOString()
+          const at = isoFromMillis(ms)
           const payload = eventPayload(tenant, event, ms)
           const targets = onlySubscription === undefined
             ? sql`s.enabled AND s.event_types @> ${JSON.stringify([event.type])}::jsonb`

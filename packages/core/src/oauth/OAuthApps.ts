@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { Digest, SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
-import { generateToken, hashToken, randomBytes } from "../auth/secrets.ts"
+import { encodeHex, generateToken, hashToken, randomBytes } from "../auth/secrets.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
 import { isUuid } from "../shared/schemas.ts"
@@ -52,8 +52,6 @@ const publicInstallation = (i: StoredInstallation, app: StoredApp): Installation
 })
 
 const unique = <A>(xs: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(xs)]
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
  * OAuth apps and their installations. An app belongs to the organization
@@ -137,7 +135,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
           const app: StoredApp = {
             ...shape,
             id: yield* ids.uuid,
-            client_id: `app_${hex(yield* withCrypto(randomBytes(16)))}`,
+            client_id: `app_${encodeHex(yield* withCrypto(randomBytes(16)))}`,
             organization_id: owner?.organizationId ?? null,
             environment: owner?.environment ?? null,
             secret_hash: secret?.hash ?? null,

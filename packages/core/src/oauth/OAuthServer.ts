@@ -13,6 +13,7 @@ import {
 import { RateLimiter } from "../ratelimit/RateLimiter.ts"
 import { Ids } from "../shared/Ids.ts"
 import { isUuid } from "../shared/schemas.ts"
+import { isoFromMillis } from "../shared/time.ts"
 import { environments, type Environment } from "../shared/tenant.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import type { Organization, User } from "../tenancy/model.ts"
@@ -200,7 +201,6 @@ export class OAuthServer extends Context.Service<OAuthServer, {
 
       const lifetimes = OAuthLifetimes
       const now = Clock.currentTimeMillis
-      const iso = (ms: number) => new Date(ms).toISOString()
 
       const appByClientId = (clientId: string) =>
         clientId.length > 100 ? Effect.succeedNone : apps.findAppByClientId(clientId)
@@ -219,7 +219,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             appId: grant.app_id,
             userId: grant.user_id,
             grantId: grant.id,
-            expiresAt: iso(nowMs + l.accessTokenSeconds * 1000)
+            expiresAt: isoFromMillis(nowMs + l.accessTokenSeconds * 1000)
           }).pipe(Effect.map((issued) => ({ token: issued.token, expiresIn: l.accessTokenSeconds }))))
 
       const issueRefresh = (grant: Grant, parentId: string | null, nowMs: number) =>
@@ -232,7 +232,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             grant_id: grant.id,
             app_id: grant.app_id,
             parent_id: parentId,
-            created_at: iso(nowMs),
+            created_at: isoFromMillis(nowMs),
             expires_at: refreshExpiry(nowMs, l.refreshIdleSeconds * 1000, grant.refresh_until),
             used_at: null,
             revoked_at: null
@@ -327,8 +327,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             id: yield* ids.uuid,
             token_hash: yield* hash(token),
             user_id: userId,
-            created_at: iso(nowMs),
-            expires_at: iso(nowMs + l.sessionSeconds * 1000)
+            created_at: isoFromMillis(nowMs),
+            expires_at: isoFromMillis(nowMs + l.sessionSeconds * 1000)
           }
           yield* sessions.insertSession(session)
           return { token, session }
@@ -393,7 +393,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
           const nowMs = yield* now
           const l = yield* lifetimes
           // Each new request sweeps the expired ones (and expired sessions) away, so neither piles up.
-          yield* sessions.purgeExpired(iso(nowMs))
+          yield* sessions.purgeExpired(isoFromMillis(nowMs))
           const existing = sessionToken === undefined || sessionToken.length > MAX_TOKEN_LENGTH
             ? Option.none<BrowserSession>()
             : Option.filter(
@@ -412,8 +412,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             scopes: request.scopes,
             state: request.state ?? null,
             code_challenge: request.codeChallenge,
-            created_at: iso(nowMs),
-            expires_at: iso(nowMs + l.pendingSeconds * 1000)
+            created_at: isoFromMillis(nowMs),
+            expires_at: isoFromMillis(nowMs + l.pendingSeconds * 1000)
           })
           return { handle, newSessionToken: created?.token }
         }),
@@ -449,7 +449,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
           const nowMs = yield* now
           const l = yield* lifetimes
           const token = yield* random
-          yield* sessions.signInSession(session.id, yield* hash(token), user.value.id, iso(nowMs + l.sessionSeconds * 1000))
+          yield* sessions.signInSession(session.id, yield* hash(token), user.value.id, isoFromMillis(nowMs + l.sessionSeconds * 1000))
           return { sessionToken: token }
         }),
 
@@ -494,8 +494,8 @@ export class OAuthServer extends Context.Service<OAuthServer, {
               redirect_uri: pending.redirect_uri,
               code_challenge: pending.code_challenge,
               scopes: pending.scopes,
-              created_at: iso(nowMs),
-              expires_at: iso(nowMs + l.codeSeconds * 1000),
+              created_at: isoFromMillis(nowMs),
+              expires_at: isoFromMillis(nowMs + l.codeSeconds * 1000),
               used_at: null
             })
             return { redirectUri: pending.redirect_uri, params: [["code", code], ...state] }
@@ -545,14 +545,14 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             user_id: code.user_id,
             installation_id: null,
             scopes: code.scopes,
-            created_at: iso(nowMs),
-            refresh_until: app.grant_types.includes("refresh_token") ? iso(nowMs + l.refreshAbsoluteSeconds * 1000) : null,
+            created_at: isoFromMillis(nowMs),
+            refresh_until: app.grant_types.includes("refresh_token") ? isoFromMillis(nowMs + l.refreshAbsoluteSeconds * 1000) : null,
             revoked_at: null
           }
           if (!(yield* stillMember(grant))) return yield* fail("invalid_grant", "The member who approved left the organization")
           const scopes = yield* effectiveScopes(app, code.scopes)
           const issued = yield* tx.withTransaction(Effect.gen(function*() {
-            if (Option.isNone(yield* grants.consumeCode(code.id, iso(nowMs)))) return undefined
+            if (Option.isNone(yield* grants.consumeCode(code.id, isoFromMillis(nowMs)))) return undefined
             yield* grants.insertGrant(grant)
             const access = yield* issueAccess(grant, scopes, nowMs)
             const refresh = grant.refresh_until === null ? undefined : yield* issueRefresh(grant, null, nowMs)
@@ -601,7 +601,7 @@ export class OAuthServer extends Context.Service<OAuthServer, {
             return yield* fail("invalid_grant", "The member who approved left the organization; the grant is revoked")
           }
           const issued = yield* tx.withTransaction(Effect.gen(function*() {
-            if (Option.isNone(yield* grants.consumeRefreshToken(token.id, iso(nowMs)))) return undefined
+            if (Option.isNone(yield* grants.consumeRefreshToken(token.id, isoFromMillis(nowMs)))) return undefined
             const refresh = yield* issueRefresh(live, token.id, nowMs)
             return respond(yield* issueAccess(live, scopes, nowMs), scopes, refresh)
           }))

@@ -2,6 +2,7 @@ import { ByteSize, Cause, Clock, Effect } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
+import { Secrets } from "@opsplatform/core"
 import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
 
 /** Largest request body the API reads. */
@@ -66,8 +67,6 @@ const refuseNul = (request: HttpServerRequest.HttpServerRequest, requestId: stri
     )
     : Effect.succeed(undefined)
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-
 /** Fits a response made outside the API handlers (router misses, framework refusals) into the envelope. */
 const ensureEnvelope = (response: Response, requestId: string, method: string, path: string): Response => {
   if (response.status < 400) return response
@@ -107,7 +106,7 @@ export const apiMiddleware = <E, R>(
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = yield* Clock.currentTimeNanos
     const random = yield* SecureRandom.SecureRandom
-    const requestId = `req_${hex(yield* random.randomBytes(12))}`
+    const requestId = `req_${Secrets.encodeHex(yield* random.randomBytes(12))}`
     const path = request.url.split("?")[0] ?? request.url
     const facts: { credentialId?: string; organizationId?: string } = {}
     let status = 0
