@@ -7,18 +7,15 @@
  *   DATABASE_URL=postgres://... npx tsx --conditions source benchmarks/api/bench.ts
  *   (without DATABASE_URL it uses an in-memory PGlite)
  */
-import type autocannon from "autocannon"
-import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
 import { Context, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import { Locations, Pagination } from "@opsplatform/core"
 import { makeFixture } from "@opsplatform/testing"
+import { loadTest, summary } from "../support/autocannon.ts"
 import { startBenchServer } from "../support/server.ts"
 
-const require = createRequire(import.meta.url)
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const { close, context, database, port: apiPort, run } = await startBenchServer()
@@ -71,19 +68,12 @@ const raw = createServer((req, res) => {
 await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve))
 const rawPort = (raw.address() as { port: number }).port
 
-/** The load generator runs in its own process, so it does not share the servers' event loop. */
-const load = (port: number): Promise<autocannon.Result> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      require.resolve("autocannon/autocannon.js"),
-      "-j", "-c", String(connections), "-d", String(duration),
-      "-H", `authorization=Bearer ${fixture.tokens.api}`,
-      `http://127.0.0.1:${port}/v1/locations`
-    ], { stdio: ["ignore", "pipe", "ignore"] })
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.on("error", reject)
-    child.on("close", () => resolve(JSON.parse(out)))
+const load = (port: number) =>
+  loadTest({
+    url: `http://127.0.0.1:${port}/v1/locations`,
+    connections,
+    seconds: duration,
+    headers: { authorization: `Bearer ${fixture.tokens.api}` }
   })
 
 // Sanity: both answer the same page.
@@ -95,13 +85,6 @@ await load(apiPort) // warm-up
 await load(rawPort)
 const api = await load(apiPort)
 const baseline = await load(rawPort)
-const summary = (r: autocannon.Result) => ({
-  requestsPerSecond: Math.round(r.requests.average),
-  latencyP50Ms: r.latency.p50,
-  latencyP99Ms: r.latency.p99,
-  non2xx: r.non2xx,
-  errors: r.errors
-})
 console.log(JSON.stringify({
   database: database._tag,
   connections,

@@ -11,25 +11,15 @@
  *   DATABASE_URL=postgres://... npx tsx --conditions source benchmarks/obligations/bench.ts
  *   (without DATABASE_URL it uses an in-memory PGlite)
  */
-import { Effect, Exit, Layer, References, Scope } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { Contracts, ObligationMonitor, ObligationRules, Obligations, Pagination, Tenancy } from "@opsplatform/core"
-import { coreLive } from "../../packages/http-node/src/server/app.ts"
+import { openBenchCore } from "../support/core.ts"
 
 const rows = Number(process.env.BENCH_ROWS ?? 20_000)
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 100)
 const notices = Number(process.env.BENCH_NOTICES ?? 2_000)
-const database = process.env.DATABASE_URL
-  ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 4 }
-  : { _tag: "EmbeddedMemory" as const }
-
-const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(Layer.buildWithScope(
-  coreLive(database).pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))),
-  scope
-))
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  Effect.runPromise(Effect.provideContext(effect, context as any).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))) as Promise<A>
+const { close, database, run } = await openBenchCore()
 
 /** A fresh organization with one contract and `count` obligations inserted in one statement. */
 const seed = (count: number, dueFrom: string, spreadDays: number, name: string) =>
@@ -104,4 +94,4 @@ console.log(JSON.stringify({
   list: [inSql, loadAll, { ratio: Number((loadAll.ms / inSql.ms).toFixed(1)) }],
   monitor: [pass, floor, { ratio: Number((pass.ms / floor.ms).toFixed(1)) }]
 }, null, 2))
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await close()

@@ -1,5 +1,6 @@
 import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import { coreLive } from "../../packages/http-node/src/server/app.ts"
 import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
 
 /**

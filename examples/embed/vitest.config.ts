@@ -1,4 +1,1 @@
-import { defineConfig, mergeConfig } from "vitest/config"
-import shared from "../../vitest.shared.ts"
-
-export default mergeConfig(shared, defineConfig({ test: { include: ["test/**/*.test.ts"] } }))
+export { default } from "@opsplatform/example-support/vitest"

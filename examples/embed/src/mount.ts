@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Readable } from "node:stream"
-import { makeWebHandler } from "@opsplatform/http-node/server/webHandler"
+import { makeWebHandler } from "@opsplatform/http-node"
 
 const toRequest = (req: IncomingMessage, base: string, strip: string): Request => {
   const url = new URL(req.url!.slice(strip.length) || "/", base)

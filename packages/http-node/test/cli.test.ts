@@ -3,7 +3,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertBuilt, freePort, runCli, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, listenerClosed, runCli, startServe } from "./support/cli.ts"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-cli-"))
 /** The CLI on the embedded database (no DATABASE_URL), as a newcomer runs it. */
@@ -94,16 +94,27 @@ describe("opsplatform serve", () => {
     expect(clash.code).not.toBe(0)
     expect(clash.stderr).toContain("in use by process")
 
-    // An in-flight request: headers sent, body not yet complete, when SIGTERM arrives.
+    // An in-flight request: headers sent, body not yet complete, when SIGTERM arrives. `Expect:
+    // 100-continue` makes the server say when its handler starts reading the body; the interim
+    // 100 response is not part of the response asserted on.
     const body = JSON.stringify({ name: "In flight" })
     const socket = net.connect(port, "127.0.0.1")
     await new Promise((r) => socket.once("connect", r))
     let response = ""
-    socket.on("data", (d) => (response += d))
-    socket.write(`POST /v1/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${demo.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`)
-    await new Promise((r) => setTimeout(r, 300))
+    const reading = new Promise<void>((resolve) => {
+      socket.on("data", (d) => {
+        response += d
+        const interim = /^HTTP\/1\.1 100 [^\r]*\r\n\r\n/.exec(response)
+        if (interim !== null) {
+          response = response.slice(interim[0].length)
+          resolve()
+        }
+      })
+    })
+    socket.write(`POST /v1/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${demo.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`)
+    await reading
     first.child.kill("SIGTERM")
-    await new Promise((r) => setTimeout(r, 300))
+    await listenerClosed(port)
     socket.write(body.slice(5))
     await new Promise((r) => socket.once("close", r))
     expect(response).toMatch(/^HTTP\/1\.1 201/)

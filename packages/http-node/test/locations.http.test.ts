@@ -124,7 +124,7 @@ for (const db of testDatabases()) {
         rawBody: '{"name":"Depot\\u0000North"}'
       })
       expect(nul.status).toBe(400)
-      expect(nul.json.error).toMatchObject({ code: "validation_failed", details: [{ field: "body" }] })
+      expect(nul.json.error).toMatchObject({ code: "validation_failed", details: [{ field: "name" }] })
       const literal = await call(server, "POST", "/v1/locations", {
         token: f.tokens.api,
         rawBody: '{"name":"Depot \\\\u0000 North"}'

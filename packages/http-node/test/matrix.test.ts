@@ -93,6 +93,22 @@ describe(`endpoint matrix (${db.name})`, () => {
         expect(res.json.error.code).toBe("insufficient_scope")
       })
 
+      it("answers 404 to a credential naming the owner in Opsplatform-Organization without a grant, as for no organization", async () => {
+        const params = resources.get(e.group) ?? {}
+        const send = (organization: string) =>
+          call(server, e.method, fill(e.path, params), {
+            token: stranger.tokens.api,
+            headers: { "opsplatform-organization": organization },
+            ...(bodyOf(e) !== undefined ? { body: bodyOf(e) } : {})
+          })
+        const owned = await send(owner.organizationId)
+        const nobody = await send("00000000-0000-4000-8000-0000000000ff")
+        expect(owned.status).toBe(404)
+        expect(owned.json.error.message).toBe(`No organization with id '${owner.organizationId}'`)
+        expect(nobody.json.error.message).toBe("No organization with id '00000000-0000-4000-8000-0000000000ff'")
+        expect(owned.json.error.code).toBe(nobody.json.error.code)
+      })
+
       if (e.params.length > 0) {
         it("answers 400 validation_failed naming every malformed path id, never a 500", async () => {
           const res = await request(owner.tokens.api, Object.fromEntries(e.params.map((p) => [p, "not-a-uuid"])))

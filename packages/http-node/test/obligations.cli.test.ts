@@ -1,12 +1,12 @@
-import { Effect, Exit, Layer, References, Scope } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Contracts, Obligations, Tenancy } from "@opsplatform/core"
-import { coreLive } from "../src/server/app.ts"
 import { assertBuilt, freePort, runCli, startServe } from "./support/cli.ts"
+import { startPostgresCore } from "./support/core.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{") || l.startsWith("[")).pop()!)
 
@@ -68,15 +68,8 @@ if (process.env.DATABASE_URL) describe("two `jobs run obligations` processes on 
   const env = { DATABASE_URL: process.env.DATABASE_URL }
 
   it("send each notice exactly once between them", async () => {
-    const scope = Effect.runSync(Scope.make())
+    const { close, run } = await startPostgresCore()
     try {
-      const context = await Effect.runPromise(Layer.buildWithScope(
-        coreLive({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 }).pipe(
-          Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
-        ),
-        scope
-      ))
-      const run = <A>(effect: Effect.Effect<A, any, any>) => Effect.runPromise(Effect.provideContext(effect, context as any)) as Promise<A>
       const { ids, org } = await run(Effect.gen(function*() {
         const org = yield* (yield* Tenancy.Tenancy).createOrganization({ name: "Two processes" })
         yield* (yield* Tenancy.Tenancy).updateSettings(org.id, { escalation_delay_days: 0 })
@@ -109,7 +102,7 @@ if (process.env.DATABASE_URL) describe("two `jobs run obligations` processes on 
       expect(rows.every((r: any) => r.n === 1)).toBe(true)
       expect(new Set(rows.map((r: any) => r.subject_id))).toEqual(new Set(ids))
     } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
     }
   }, 240_000)
 })

@@ -6,6 +6,7 @@ import { coreLive } from "../src/server/app.ts"
 import { obligationsIntervalSec } from "../src/server/jobs/obligations.ts"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
+import { eventually } from "./support/webhooks.ts"
 
 const { addDays, localDate } = ObligationRules
 
@@ -445,11 +446,11 @@ for (const db of testDatabases()) {
           token: org.tokens.api,
           body: { contract_id: c, title: "Late", type: "payment", due_date: "2021-06-30" }
         })).json.data
-        let seen: any = o
-        for (let i = 0; i < 60 && seen.escalated_at === null; i++) {
-          await new Promise((r) => setTimeout(r, 250))
-          seen = (await call(serving, "GET", `/v1/contract-obligations/${o.id}`, { token: org.tokens.api })).json.data
-        }
+        const seen = await eventually(
+          async () => (await call(serving, "GET", `/v1/contract-obligations/${o.id}`, { token: org.tokens.api })).json.data,
+          (data) => data.escalated_at !== null,
+          30_000
+        )
         expect(seen.overdue_notified_at).not.toBeNull()
         expect(seen.escalated_at).not.toBeNull()
       } finally {

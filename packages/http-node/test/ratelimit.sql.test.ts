@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inject } from "vitest"
@@ -10,7 +11,8 @@ import { testDatabases } from "./support/databases.ts"
 
 /**
  * Two connection pools stand for two server processes sharing one database:
- * together they must never admit more than the limit for one key.
+ * together they must never admit more than the limit for one key, in any
+ * window-long span.
  */
 for (const db of testDatabases()) {
   describe(`RateLimiter across two pools (${db.name})`, () => {
@@ -55,6 +57,26 @@ for (const db of testDatabases()) {
       expect(new Set(admitted.map((d) => d.remaining)).size).toBe(25)
       // Both pools took part.
       expect(a!.some((d) => d.allowed) && b!.some((d) => d.allowed)).toBe(true)
+    })
+
+    it("close the window edge: a burst just before a minute turns and one just after share one limit", async () => {
+      const key = `edge:${crypto.randomUUID()}`
+      const policy = { name: "heavy", limit: 30, windowSeconds: 60 }
+      const burst = Effect.all(
+        limiters.map((limiter) => Effect.forEach(Array.from({ length: 50 }), () => limiter.consume(key, policy), { concurrency: 4 })),
+        { concurrency: 2 }
+      ).pipe(Effect.map((answers) => answers.flat().filter((d) => d.allowed).length))
+      // 12:00:58.5, 12:01:00.5 (a fixed window would open here), then a minute after the first burst.
+      const start = Date.UTC(2026, 5, 1, 12, 0, 58, 500)
+      const admitted = await Effect.runPromise(Effect.gen(function*() {
+        const counts: Array<number> = []
+        for (const at of [start, start + 2_000, start + 59_000, start + 60_001]) {
+          yield* TestClock.setTime(at)
+          counts.push(yield* burst)
+        }
+        return counts
+      }).pipe(Effect.provide(TestClock.layer())))
+      expect(admitted).toEqual([30, 0, 0, 30])
     })
   })
 }

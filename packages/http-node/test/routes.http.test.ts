@@ -15,13 +15,14 @@ const route = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-const vehicleId = "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b"
-
 for (const db of testDatabases()) {
   describe(`/v1/delivery-routes over HTTP (${db.name})`, () => {
     let server: TestServer
     let f: Fixture
     let driverId: string
+    /** Registered vehicles of the organization, without capacities of their own (routes take only these). */
+    let vehicleId: string
+    let otherVehicleId: string
     beforeAll(async () => {
       server = await startTestServer(db.choice())
       f = await seedFixture(server)
@@ -31,6 +32,13 @@ for (const db of testDatabases()) {
         yield* tenancy.addMember(f.organizationId, driver.id, "driver")
         return driver.id
       }))
+      const vehicle = async (plate: string) => {
+        const res = await call(server, "POST", "/v1/fleet-vehicles", { token: f.tokens.api, body: { plate, fuel_type: "diesel" } })
+        expect(res.status, res.text).toBe(201)
+        return res.json.data.id as string
+      }
+      vehicleId = await vehicle("B 201 RTE")
+      otherVehicleId = await vehicle("B 202 RTE")
     })
     afterAll(() => server.close())
 
@@ -210,7 +218,7 @@ for (const db of testDatabases()) {
       const base = `/v1/delivery-routes/${created.id}`
       await post(`${base}/optimize`)
       const first = (await post(`${base}/dispatch`)).json.data
-      const other = "0b7d1c2e-9f8a-4b6c-8d5e-3f2a1b0c9d8e"
+      const other = otherVehicleId
       await call(server, "PATCH", base, { token: f.tokens.api, body: { vehicle_id: other } })
       const second = (await post(`${base}/dispatch`)).json.data
       expect([first.dispatch_count, second.dispatch_count]).toEqual([1, 2])

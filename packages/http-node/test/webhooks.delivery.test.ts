@@ -226,6 +226,12 @@ for (const db of testDatabases()) {
         yield* tenancy.addMember(f.organizationId, driver.id, "driver")
         return driver.id
       }))
+      const vehicle = await call(server, "POST", "/v1/fleet-vehicles", {
+        token: f.tokens.api,
+        body: { plate: "B 303 WHK", fuel_type: "diesel" }
+      })
+      expect(vehicle.status, vehicle.text).toBe(201)
+      const vehicleId = vehicle.json.data.id
       const created = await call(server, "POST", "/v1/delivery-routes", {
         token: f.tokens.api,
         body: {
@@ -235,7 +241,7 @@ for (const db of testDatabases()) {
           start_longitude: 26.1718,
           stops: sampleStops(2),
           driver_id: driverId,
-          vehicle_id: "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b"
+          vehicle_id: vehicleId
         }
       })
       expect(created.status, created.text).toBe(201)
@@ -256,7 +262,7 @@ for (const db of testDatabases()) {
           id: route.id,
           number: route.number,
           driver_id: driverId,
-          vehicle_id: "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b",
+          vehicle_id: vehicleId,
           stop_count: 2,
           dispatched_at: dispatched.json.data.dispatched_at,
           organizationId: f.organizationId

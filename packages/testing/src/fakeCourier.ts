@@ -23,9 +23,16 @@ export interface FakeCourierOptions {
   readonly token?: string | undefined
 }
 
+/** What the courier quote contract sends (docs/decisions.md: the courier quote contract). */
+export interface FakeCourierQuoteRequest {
+  readonly currency?: string
+  readonly parcels: ReadonlyArray<{ readonly reference: string; readonly count: number; readonly weight_kg: number }>
+  readonly [field: string]: unknown
+}
+
 export interface FakeCourierRequest {
   readonly headers: IncomingHttpHeaders
-  readonly body: any
+  readonly body: FakeCourierQuoteRequest
 }
 
 export interface FakeCourier {
@@ -42,9 +49,9 @@ export const startFakeCourier = async (options: FakeCourierOptions = {}): Promis
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
-      let body: any
+      let body: FakeCourierQuoteRequest
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as FakeCourierQuoteRequest
       } catch {
         res.writeHead(400).end()
         return
@@ -61,7 +68,7 @@ export const startFakeCourier = async (options: FakeCourierOptions = {}): Promis
         }
         const perParcel = options.perParcelMinor ?? 500
         const perKg = options.perKgMinor ?? 100
-        const quotes = (body.parcels as Array<any>)
+        const quotes = body.parcels
           .filter((p) => !(options.skip?.(p.reference) ?? false))
           .map((p) => ({ reference: p.reference, amountMinor: Math.round(perParcel * p.count + perKg * p.weight_kg) }))
         res.writeHead(200, { "content-type": "application/json" }).end(

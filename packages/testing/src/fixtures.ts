@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { Credentials, Scopes, Tenancy } from "@opsplatform/core"
+import { Credentials, Devices, Scopes, Tenancy } from "@opsplatform/core"
+import { cuiControlDigit } from "@opsplatform/core/shared/identifiers"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 
 export interface Fixture {
@@ -44,14 +45,14 @@ export const makeFixture = (name?: string) =>
       password: "correct horse battery staple"
     })
     yield* tenancy.addMember(org.id, user.id, "owner")
-    const device = yield* credentials.createDevice(live, "Lobby display")
+    const device = yield* (yield* Devices.Devices).create(live, { name: "Lobby display" })
     const issue = (tenant: Tenant, input: Parameters<typeof credentials.issue>[1]) =>
       Effect.map(credentials.issue(tenant, input), (i) => i.token)
     const tokens = {
       api: yield* issue(live, { kind: "api_key", scopes: Scopes.allScopes, name: "all" }),
       sandbox: yield* issue(sandbox, { kind: "api_key", scopes: Scopes.allScopes, name: "sandbox" }),
       personal: yield* issue(live, { kind: "personal", scopes: Scopes.allScopes, userId: user.id }),
-      device: yield* issue(live, { kind: "device", scopes: Scopes.displayScopes, deviceId: device.id }),
+      device: device.token,
       narrow: yield* issue(live, { kind: "api_key", scopes: ["members:read"], name: "narrow" })
     }
     return {
@@ -59,7 +60,25 @@ export const makeFixture = (name?: string) =>
       live,
       sandbox,
       userId: user.id,
-      deviceId: device.id,
+      deviceId: device.device.id,
       tokens
     } satisfies Fixture
   }).pipe(Effect.orDie)
+
+const issuedCuis = new Set<string>()
+
+/**
+ * A valid Romanian CUI that no other call in this process returns: 9 random
+ * leading digits and the control digit. Organization VAT numbers are unique
+ * across a database that test runs share, so each run draws new ones.
+ */
+export const uniqueCui = (): string => {
+  for (;;) {
+    const body = String(100_000_000 + Math.floor(Math.random() * 900_000_000))
+    const cui = `${body}${cuiControlDigit(body)}`
+    if (!issuedCuis.has(cui)) {
+      issuedCuis.add(cui)
+      return cui
+    }
+  }
+}

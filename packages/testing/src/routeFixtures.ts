@@ -75,6 +75,16 @@ export const sampleStops = (
   })
 }
 
+/** A route from the depot with `stops` sample stops (three, carrying 1 + 2 + 3 parcels, by default), as a caller sends it. */
+export const sampleRoute = (overrides: Partial<RouteCreate> = {}, stops = 3): RouteCreate => ({
+  name: "Morning run",
+  route_date: "2026-03-02T07:00:00+02:00",
+  start_latitude: sampleDepot.latitude,
+  start_longitude: sampleDepot.longitude,
+  stops: sampleStops(stops),
+  ...overrides
+})
+
 /**
  * A route with `stops` stops from the depot, and (unless switched off) the
  * tenant's fleet cost profile, rate card and sender address: everything a
@@ -99,13 +109,9 @@ export const makeRouteFixture = (
     if (profile !== null) yield* settings.putProfile(tenant, profile)
     if (rateCard !== null) yield* settings.putRateCard(tenant, rateCard)
     if (sender !== null) yield* settings.putSender(tenant, sender)
-    const route: DeliveryRouteWithStops = yield* routes.create(tenant, {
-      name: "Fixture route",
-      route_date: "2026-03-02T07:00:00+02:00",
-      start_latitude: sampleDepot.latitude,
-      start_longitude: sampleDepot.longitude,
-      stops: sampleStops(options.stops ?? 12),
-      ...options.route
-    })
+    const route: DeliveryRouteWithStops = yield* routes.create(
+      tenant,
+      sampleRoute({ name: "Fixture route", ...options.route }, options.stops ?? 12)
+    )
     return route
   }).pipe(Effect.orDie)

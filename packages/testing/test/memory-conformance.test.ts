@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Ids } from "@opsplatform/core"
-import { storageConformance, webhookStorageConformance } from "@opsplatform/testing/conformance"
+import { forwardingConformance, storageConformance, webhookStorageConformance } from "@opsplatform/testing/conformance"
 import { MemoryStorage, MemoryStore } from "@opsplatform/testing"
 import { Layer } from "effect"
 
@@ -15,3 +15,5 @@ storageConformance(
 )
 
 webhookStorageConformance("memory", MemoryStorage.pipe(Layer.provideMerge(Ids.Ids.layerSequential())))
+
+forwardingConformance("memory", MemoryStorage.pipe(Layer.provideMerge(Ids.Ids.layerSequential())))

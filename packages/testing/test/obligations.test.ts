@@ -1,8 +1,16 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Contracts, ObligationMonitor, ObligationRepo, Obligations, Pagination, Tenancy, TenancyRepo } from "@opsplatform/core"
-import type { ObligationModel } from "@opsplatform/core"
+import {
+  Contracts,
+  ObligationModel,
+  ObligationMonitor,
+  ObligationRepo,
+  Obligations,
+  Pagination,
+  Tenancy,
+  TenancyRepo
+} from "@opsplatform/core"
 import { makeFixture, MemoryCore, recordedNotices } from "@opsplatform/testing"
 
 /** A fixture organization in `time_zone`, with a contract in its live environment. */
@@ -219,7 +227,11 @@ describe("contract obligations on memory storage, on the test clock", () => {
         // A successor already standing (as a concurrent completion would leave it) makes the insert fail.
         const stored = Option.getOrThrow(yield* repo.find(f.live, o.id))
         const { assignee_name: _a, contract_name: _c, next_obligation_id: _n, ...record } = stored
-        yield* repo.insert(f.live, { ...record, id: "00000000-0000-4000-8000-00000000beef", previous_obligation_id: o.id })
+        yield* repo.insert(f.live, {
+          ...record,
+          id: ObligationModel.ObligationId.make("00000000-0000-4000-8000-00000000beef"),
+          previous_obligation_id: o.id
+        })
         const failed = yield* Effect.flip(obligations.complete(f.live, o.id, { evidence_note: "Paid" }))
         assert.strictEqual(failed._tag, "Conflict")
         const after = yield* obligations.get(f.live, o.id)

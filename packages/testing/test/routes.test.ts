@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { CostComparisons, Events, Locations, Pagination, Routes, Tenancy } from "@opsplatform/core"
+import { CostComparisons, Events, Fleet, Locations, Pagination, Routes, Tenancy, type Tenant } from "@opsplatform/core"
 import { makeFixture, makeRouteFixture, MemoryCore, MemoryStore, sampleStops } from "@opsplatform/testing"
 import { Optimizer } from "@opsplatform/core/routes/Optimizer"
 
@@ -15,12 +15,19 @@ const base = {
 const outboxEvents = Effect.map(MemoryStore, (store) =>
   [...store.table<{ organizationId: string; eventId: string; type: string; data: any }>("outbox_events").values()])
 
+/** A registered vehicle of the tenant, with no capacities of its own (so routes keep the capacities they are given). */
+const vehicle = (tenant: Tenant.Tenant, plate: string) =>
+  Effect.flatMap(Fleet.Fleet, (fleet) => fleet.create(tenant, { plate, fuel_type: "diesel" })).pipe(
+    Effect.map((v) => v.id),
+    Effect.orDie
+  )
+
 const withDriver = Effect.gen(function*() {
   const f = yield* makeFixture()
   const tenancy = yield* Tenancy.Tenancy
   const driver = yield* tenancy.createUser({ email: `driver-${f.organizationId}@example.test`, name: "Dana Driver" })
   yield* tenancy.addMember(f.organizationId, driver.id, "driver")
-  return { f, driverId: driver.id, vehicleId: "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b" }
+  return { f, driverId: driver.id, vehicleId: yield* vehicle(f.live, "B 101 VAN") }
 })
 
 describe("Routes on memory storage", () => {
@@ -133,8 +140,9 @@ describe("Routes on memory storage", () => {
         const moveStart = yield* Effect.flip(routes.update(f.live, route.id, { start_latitude: 1, start_longitude: 1 }))
         assert.strictEqual(moveStart._tag, "Conflict")
         // Dispatched: the vehicle may change (then dispatch again), and a PATCH that changes nothing is fine.
-        const swapped = yield* routes.update(f.live, route.id, { vehicle_id: "0b7d1c2e-9f8a-4b6c-8d5e-3f2a1b0c9d8e", name: route.name })
-        assert.strictEqual(swapped.vehicle_id, "0b7d1c2e-9f8a-4b6c-8d5e-3f2a1b0c9d8e")
+        const other = yield* vehicle(f.live, "B 102 VAN")
+        const swapped = yield* routes.update(f.live, route.id, { vehicle_id: other, name: route.name })
+        assert.strictEqual(swapped.vehicle_id, other)
         yield* routes.start(f.live, route.id)
         const rename = yield* Effect.flip(routes.update(f.live, route.id, { name: "Other" }))
         assert.strictEqual(rename._tag, "Conflict")

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Credentials, CredentialRepo, Expenses, Locations, Pagination, Scopes, Tenancy } from "@opsplatform/core"
+import { Credentials, CredentialRepo, Expenses, LocationModel, Locations, Pagination, Scopes, Tenancy } from "@opsplatform/core"
 import { makeFixture, MemoryCore } from "@opsplatform/testing"
 
 describe("core services on memory storage", () => {
@@ -153,7 +153,7 @@ describe("core services on memory storage", () => {
           amount: "1.00",
           currency: "EUR",
           expense_date: "2026-01-01",
-          location_id: "00000000-0000-4000-8000-ffffffffffff"
+          location_id: LocationModel.LocationId.make("00000000-0000-4000-8000-ffffffffffff")
         }))
         assert.strictEqual(badRef._tag, "NotFound")
         const list = yield* expenses.list(f.live, { status: "paid" }, yield* Pagination.pageRequest({}))

@@ -102,14 +102,15 @@ export interface FiscalChange {
   readonly effective_date?: string
 }
 
+/** The contact is the one the event id names: `evt_fsc_<contactId>_<kind>_<date>`. */
 export interface ContactFiscalStatusChangedData {
-  readonly contact_id: string
+  /** Ordered by effective date (the check date where none is published); the event id comes from the first. */
   readonly changes: ReadonlyArray<FiscalChange>
   readonly open_invoices: {
+    /** Issued invoices of the contact with a balance left. */
     readonly count: number
-    /** Decimal string. */
-    readonly balance: string
-    readonly currency: "RON"
+    /** Their open balance in RON, a decimal string ("1250.00"); foreign-currency invoices at their exchange_rate_ron. */
+    readonly balance_ron: string
   }
   readonly organizationId: string
 }

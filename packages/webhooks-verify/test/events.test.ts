@@ -51,14 +51,12 @@ const fields = {
   ] as const,
   "invoice.credited": [...invoice, "refund_due", "fully_credited", "credit_note_id"] as const,
   "contact.fiscal_status_changed": [
-    "contact_id",
     "changes",
     "changes[].kind",
     "changes[].effective_date",
     "open_invoices",
     "open_invoices.count",
-    "open_invoices.balance",
-    "open_invoices.currency",
+    "open_invoices.balance_ron",
     "organizationId"
   ] as const,
   "delivery_route.dispatched": ["id", "number", "driver_id", "vehicle_id", "stop_count", "dispatched_at", "organizationId"] as const,

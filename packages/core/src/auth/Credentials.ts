@@ -1,15 +1,26 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
-import type { Digest, Kdf, SecureRandom } from "effect/crypto"
+import { Clock, Context, Effect, Layer, Option, Struct } from "effect"
+import type { Digest, SecureRandom } from "effect/crypto"
 import { NotFound, Unauthorized, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
+import { isUuid } from "../shared/schemas.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import { nowIso } from "../shared/time.ts"
+import { isoFromMillis, nowIso } from "../shared/time.ts"
+import { UserId } from "../tenancy/model.ts"
 import { Tenancy } from "../tenancy/Tenancy.ts"
 import { type CredentialFilter, CredentialRepo } from "./CredentialRepo.ts"
-import { type Credential, type CredentialKind, type Device, kindOfToken, type Principal, type StoredCredential, tokenPrefixes } from "./model.ts"
+import {
+  type Credential,
+  CredentialId,
+  type CredentialKind,
+  DeviceId,
+  kindOfToken,
+  type Principal,
+  type StoredCredential,
+  tokenPrefixes
+} from "./model.ts"
 import { displayScopes, isScope, type Scope } from "./scopes.ts"
-import { constantTimeEqualStrings, generateToken, hashLowEntropy, hashToken } from "./secrets.ts"
+import { constantTimeEqualStrings, generateToken, hashToken } from "../shared/secrets.ts"
 
 export interface IssueInput {
   readonly kind: Exclude<CredentialKind, "oauth">
@@ -40,21 +51,7 @@ export interface Issued {
 /** How often `last_used_at` is written for one credential, at most. */
 export const LAST_USED_PRECISION_MS = 60_000
 
-const publicView = (c: StoredCredential): Credential => ({
-  id: c.id,
-  kind: c.kind,
-  environment: c.environment,
-  name: c.name,
-  token_prefix: c.token_prefix,
-  scopes: c.scopes,
-  user_id: c.user_id,
-  device_id: c.device_id,
-  app_id: c.app_id,
-  created_at: c.created_at,
-  last_used_at: c.last_used_at,
-  expires_at: c.expires_at,
-  revoked_at: c.revoked_at
-})
+const publicView = (c: StoredCredential): Credential => Struct.omit(c, ["organization_id", "token_hash", "grant_id"])
 
 /** API keys, personal tokens, device tokens and OAuth access tokens: issue, list, revoke, authenticate. */
 export class Credentials extends Context.Service<Credentials, {
@@ -71,22 +68,21 @@ export class Credentials extends Context.Service<Credentials, {
   readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized>
   /** Reads a stored credential by its token without touching it (introspection). */
   readonly lookup: (token: string) => Effect.Effect<Option.Option<StoredCredential>>
-  readonly createDevice: (tenant: Tenant, name: string) => Effect.Effect<Device, ValidationFailed>
-  readonly getDevice: (tenant: Tenant, id: string) => Effect.Effect<Device, NotFound>
-  readonly setDevicePin: (tenant: Tenant, deviceId: string, pin: string | null) => Effect.Effect<Device, NotFound | ValidationFailed>
+  /** Revokes every live token of a wall display (its rotation and deletion); returns them as revoked. */
+  readonly revokeDevice: (tenant: Tenant, deviceId: string) => Effect.Effect<ReadonlyArray<Credential>>
 }>()("@opsplatform/core/auth/Credentials") {
   static readonly layer: Layer.Layer<
     Credentials,
     never,
-    CredentialRepo | Tenancy | Ids | Digest.Digest | Kdf.Kdf | SecureRandom.SecureRandom
+    CredentialRepo | Tenancy | Ids | Digest.Digest | SecureRandom.SecureRandom
   > = Layer.effect(
     Credentials,
     Effect.gen(function*() {
       const repo = yield* CredentialRepo
       const tenancy = yield* Tenancy
       const ids = yield* Ids
-      const crypto = yield* Effect.context<Digest.Digest | Kdf.Kdf | SecureRandom.SecureRandom>()
-      const withCrypto = <A, E>(eff: Effect.Effect<A, E, Digest.Digest | Kdf.Kdf | SecureRandom.SecureRandom>) =>
+      const crypto = yield* Effect.context<Digest.Digest | SecureRandom.SecureRandom>()
+      const withCrypto = <A, E>(eff: Effect.Effect<A, E, Digest.Digest | SecureRandom.SecureRandom>) =>
         Effect.provideContext(eff, crypto)
       const lastTouched = new Map<string, number>()
 
@@ -96,24 +92,16 @@ export class Credentials extends Context.Service<Credentials, {
         const token = yield* withCrypto(generateToken(tokenPrefixes[base.kind]))
         const stored: StoredCredential = {
           ...base,
-          id: yield* ids.uuid,
+          id: yield* newId(ids, CredentialId),
           token_hash: yield* withCrypto(hashToken(token)),
           token_prefix: token.slice(0, tokenPrefixes[base.kind].length + 4),
           created_at: yield* nowIso,
           last_used_at: null,
           revoked_at: null
         }
-        yield* repo.insert(stored)
+        yield* repo.insert({ organizationId: stored.organization_id, environment: stored.environment }, stored)
         return { credential: publicView(stored), token }
       })
-
-      const getDevice = (tenant: Tenant, id: string) =>
-        repo.findDevice(tenant, id).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.fail(new NotFound({ resource: "device", id })),
-            onSome: Effect.succeed
-          }))
-        )
 
       const lookup = (token: string) =>
         kindOfToken(token) === undefined || token.length > 200
@@ -148,16 +136,18 @@ export class Credentials extends Context.Service<Credentials, {
             details.push({ field: "user_id", issue: "is required for a personal token" })
           }
           if (details.length > 0) return yield* new ValidationFailed({ details })
-          if (input.kind === "personal") yield* tenancy.getMember(tenant.organizationId, input.userId!)
-          if (input.kind === "device") yield* getDevice(tenant, input.deviceId!)
+          const member = input.kind === "personal" ? yield* tenancy.getMember(tenant.organizationId, input.userId!) : null
+          if (input.kind === "device" && !(isUuid(input.deviceId) && (yield* repo.deviceExists(tenant, input.deviceId)))) {
+            return yield* new NotFound({ resource: "device", id: input.deviceId! })
+          }
           return yield* store({
             organization_id: tenant.organizationId,
             environment: tenant.environment,
             kind: input.kind,
             name: input.name ?? null,
             scopes: [...new Set(input.scopes)],
-            user_id: input.kind === "personal" ? input.userId! : null,
-            device_id: input.kind === "device" ? input.deviceId! : null,
+            user_id: member?.user_id ?? null,
+            device_id: input.kind === "device" ? DeviceId.make(input.deviceId!) : null,
             app_id: null,
             grant_id: null,
             expires_at: null
@@ -170,7 +160,8 @@ export class Credentials extends Context.Service<Credentials, {
             kind: "oauth",
             name: null,
             scopes: [...new Set(input.scopes)],
-            user_id: input.userId,
+            // The grant's user, from a uuid column of the OAuth area's grants.
+            user_id: input.userId === null ? null : UserId.make(input.userId),
             device_id: null,
             app_id: input.appId,
             grant_id: input.grantId,
@@ -214,7 +205,7 @@ export class Credentials extends Context.Service<Credentials, {
           const previous = lastTouched.get(c.id) ?? (c.last_used_at === null ? 0 : Date.parse(c.last_used_at))
           if (now - previous >= LAST_USED_PRECISION_MS) {
             lastTouched.set(c.id, now)
-            yield* repo.touch(c.id, new Date(now).toISOString())
+            yield* repo.touch({ organizationId: c.organization_id, environment: c.environment }, c.id, isoFromMillis(now))
           }
           return {
             kind: c.kind,
@@ -228,28 +219,9 @@ export class Credentials extends Context.Service<Credentials, {
           } satisfies Principal
         }),
         lookup,
-        createDevice: Effect.fn("Credentials.createDevice")(function*(tenant, name) {
-          const trimmed = name.trim()
-          if (trimmed.length === 0 || trimmed.length > 200) {
-            return yield* ValidationFailed.field("name", "must be 1 to 200 characters")
-          }
-          const device: Device = {
-            id: yield* ids.uuid,
-            environment: tenant.environment,
-            name: trimmed,
-            has_pin: false,
-            created_at: yield* nowIso
-          }
-          yield* repo.insertDevice(tenant.organizationId, device)
-          return device
-        }),
-        getDevice,
-        setDevicePin: Effect.fn("Credentials.setDevicePin")(function*(tenant, deviceId, pin) {
-          if (pin !== null && !/^\d{4,8}$/.test(pin)) return yield* ValidationFailed.field("pin", "must be 4 to 8 digits")
-          const hash = pin === null ? null : yield* withCrypto(hashLowEntropy(pin))
-          const updated = yield* repo.setDevicePin(tenant, deviceId, hash)
-          if (!updated) return yield* new NotFound({ resource: "device", id: deviceId })
-          return yield* getDevice(tenant, deviceId)
+        revokeDevice: Effect.fn("Credentials.revokeDevice")(function*(tenant, deviceId) {
+          const revoked = yield* repo.revokeDevice(tenant, deviceId, yield* nowIso)
+          return revoked.map(publicView)
         })
       })
     })

@@ -20,18 +20,26 @@ export const scopeCatalog = {
   "expenses:read": "Read expenses",
   "expenses:write": "Create and change expenses",
   "payments:charge": "Report metered usage to the payment processor",
-  "invoices:read": "Read invoices",
-  "invoices:write": "Record invoice payments",
+  "invoices:read": "Read invoices, their payments, credit notes and bank transactions",
+  "invoices:write": "Create and issue invoices, record payments, reversals and refunds, issue credit notes, import and match bank transactions",
   "contacts:read": "Read contacts",
+  "contacts:write": "Create, change and delete contacts",
   "fleet:read": "Read fleet vehicles",
   "fleet:write": "Create, change and delete fleet vehicles",
+  "court:read": "Read court cases and their hearings",
+  "court:write": "Create, change and delete court cases and their hearings",
   "members:read": "Read the organization's members",
   "organization:read": "Read the organization's settings: name, time zone, escalation delay",
   "organization:write": "Change the organization's settings (with a live credential)",
   "webhooks:read": "Read webhook subscriptions, event types and delivery logs",
   "webhooks:write": "Create, change, rotate, test and redeliver webhook subscriptions",
   "apps:read": "Read the organization's OAuth apps and installations",
-  "apps:write": "Register, change and delete OAuth apps and install them"
+  "apps:write": "Register, change and delete OAuth apps and install them",
+  "audit:read": "Read the organization's audit log",
+  "mail:read": "Read the organization's mailboxes and their sync state",
+  "mail:write": "Connect, change and remove mailboxes (their IMAP credentials are never shown)",
+  "subscriptions:read": "Read metered subscriptions and their usage records with their forwarding status",
+  "subscriptions:write": "Create and change metered subscriptions (pause, resume, cancel)"
 } as const
 
 export type Scope = keyof typeof scopeCatalog

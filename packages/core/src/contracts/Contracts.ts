@@ -1,14 +1,13 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { NotFound } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { isUuid } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { ContractRepo } from "./ContractRepo.ts"
-import type { Contract, ContractCreate, ContractUpdate } from "./model.ts"
-
+import { type Contract, type ContractCreate, ContractId, type ContractUpdate } from "./model.ts"
 
 /** The contracts registry obligations hang from. */
 export class Contracts extends Context.Service<Contracts, {
@@ -36,7 +35,7 @@ export class Contracts extends Context.Service<Contracts, {
       return Contracts.of({
         create: Effect.fn("Contracts.create")(function*(tenant, input) {
           const now = yield* nowIso
-          const contract: Contract = { id: yield* ids.uuid, name: input.name.trim(), created_at: now, updated_at: now }
+          const contract: Contract = { id: yield* newId(ids, ContractId), name: input.name.trim(), created_at: now, updated_at: now }
           yield* repo.insert(tenant, contract)
           return contract
         }),

@@ -1,5 +1,8 @@
-import { Schema } from "effect"
-import { IsoDateTime, NonBlankString } from "../shared/schemas.ts"
+import { Schema, Struct } from "effect"
+import { IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+
+export const ContractId = Uuid.pipe(Schema.brand("ContractId"))
+export type ContractId = typeof ContractId.Type
 
 /**
  * A contract, as far as obligations need one: an id and a name. Obligations
@@ -7,19 +10,18 @@ import { IsoDateTime, NonBlankString } from "../shared/schemas.ts"
  * everywhere at once.
  */
 export const Contract = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
+  id: ContractId,
+  name: NonBlankString(200),
   created_at: IsoDateTime,
   updated_at: IsoDateTime
 }).annotate({ identifier: "Contract" })
 export type Contract = typeof Contract.Type
 
-const ContractName = NonBlankString(200)
+/** What a caller may set: the name. */
+const Editable = Contract.mapFields(Struct.pick(["name"]))
 
-export const ContractCreate = Schema.Struct({ name: ContractName }).annotate({ identifier: "ContractCreate" })
+export const ContractCreate = Editable.annotate({ identifier: "ContractCreate" })
 export type ContractCreate = typeof ContractCreate.Type
 
-export const ContractUpdate = Schema.Struct({ name: Schema.optionalKey(ContractName) }).annotate({
-  identifier: "ContractUpdate"
-})
+export const ContractUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "ContractUpdate" })
 export type ContractUpdate = typeof ContractUpdate.Type

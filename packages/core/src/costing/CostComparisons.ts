@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
+import { FleetRepo } from "../fleet/FleetRepo.ts"
 import { defaultDistanceModel, driveSeconds, kmToMetres, pathMetres, roadMetres } from "../routes/geo.ts"
 import { isUuid } from "../shared/schemas.ts"
 import { RouteRepo } from "../routes/RouteRepo.ts"
@@ -18,16 +19,19 @@ import { type CourierPrice, priceStops } from "./pricing.ts"
  *
  * The route's distance and time are its optimized totals; a route never
  * optimized (or changed since) is measured on the fly in its current stop
- * order with the same distance model the built-in optimizer uses.
+ * order with the same distance model the built-in optimizer uses. The fuel
+ * burnt is the route's vehicle's consumption when the registry has one for
+ * it, else the fleet cost profile's.
  */
 export class CostComparisons extends Context.Service<CostComparisons, {
   readonly compare: (tenant: Tenant, routeId: string, mode: CostMode) => Effect.Effect<CostComparison, NotFound | Unprocessable>
 }>()("@opsplatform/core/costing/CostComparisons") {
-  static readonly layer: Layer.Layer<CostComparisons, never, RouteRepo | CostingSettingsRepo> = Layer.effect(
+  static readonly layer: Layer.Layer<CostComparisons, never, RouteRepo | FleetRepo | CostingSettingsRepo> = Layer.effect(
     CostComparisons,
     Effect.gen(function*() {
       const routes = yield* RouteRepo
       const settings = yield* CostingSettingsRepo
+      const fleet = yield* FleetRepo
       const couriers = yield* CourierQuotes
       const model = defaultDistanceModel
 
@@ -48,6 +52,11 @@ export class CostComparisons extends Context.Service<CostComparisons, {
             })
           }
           const currency = profile.value.currency
+          const vehicle = route.vehicle_id === null ? Option.none() : yield* fleet.find(tenant, route.vehicle_id)
+          const consumption = Option.match(vehicle, {
+            onNone: () => profile.value.fuel_consumption_l_per_100km,
+            onSome: (v) => v.fuel_consumption_l_per_100km ?? profile.value.fuel_consumption_l_per_100km
+          })
           const rateCard = Option.getOrNull(yield* settings.findRateCard(tenant))
           if (rateCard !== null && rateCard.currency !== currency) {
             return yield* new Unprocessable({
@@ -71,7 +80,7 @@ export class CostComparisons extends Context.Service<CostComparisons, {
           return compareRoute({
             currency,
             mode,
-            rates: fleetRates(profile.value),
+            rates: fleetRates({ ...profile.value, fuel_consumption_l_per_100km: consumption }),
             model,
             start,
             roundTrip: route.round_trip,

@@ -1,7 +1,7 @@
 import { type DistanceModel, driveSeconds, type Point, roadMetres } from "../routes/geo.ts"
 import { breakdown, categoryTerms, co2Grams, type FleetRates, fleetCost, fleetCostOf, type Trip } from "./fleetCost.ts"
 import type { CostComparison, CostMode, HybridStop, Verdict } from "./model.ts"
-import { roundHalfEven } from "./money.ts"
+import { roundHalfEven } from "../shared/money.ts"
 import type { StopPrice } from "./pricing.ts"
 
 export interface CostingStop extends Point {

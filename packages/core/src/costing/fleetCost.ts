@@ -1,5 +1,5 @@
 import type { CostCategory, CostMode, FleetCostProfile } from "./model.ts"
-import { mulDivHalfEven, roundHalfEven } from "./money.ts"
+import { mulDivHalfEven, roundHalfEven } from "../shared/money.ts"
 
 /**
  * The fleet cost profile as the math reads it: integers only. Fuel

@@ -1,5 +1,5 @@
 import type { CourierRates, RateCard } from "./model.ts"
-import { roundHalfEven } from "./money.ts"
+import { roundHalfEven } from "../shared/money.ts"
 
 /** What a courier charges to deliver one stop's parcels. */
 export interface CourierPrice {

@@ -1,7 +1,6 @@
 import { Schema } from "effect"
 import { IsoDate, IsoDateTime } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
-import type { OutboxEvent } from "./Outbox.ts"
 
 /**
  * The platform's events: the envelope every webhook carries, the `data` of
@@ -98,16 +97,25 @@ export const FiscalChangeKind = Schema.Literals([
 ])
 export type FiscalChangeKind = typeof FiscalChangeKind.Type
 
+/** One change of fiscal status; `effective_date` only when the authority publishes one. */
+export const FiscalChange = Schema.Struct({
+  kind: FiscalChangeKind,
+  effective_date: Schema.optionalKey(IsoDate)
+})
+export type FiscalChange = typeof FiscalChange.Type
+
+/**
+ * Exactly the spec's two fields. `changes` is ordered by effective date (the
+ * check date where none is published), then by the order of the kinds above;
+ * `open_invoices` names its fields `count` and `balance_ron`, the open balance
+ * of issued invoices in RON (foreign ones at their `exchange_rate_ron`), as a
+ * decimal string (decided: docs/decisions.md, "Fiscal status").
+ */
 export const ContactFiscalStatusChangedData = Schema.Struct({
-  contact_id: Schema.String,
-  changes: Schema.Array(Schema.Struct({
-    kind: FiscalChangeKind,
-    effective_date: Schema.optionalKey(IsoDate)
-  })),
+  changes: Schema.Array(FiscalChange),
   open_invoices: Schema.Struct({
     count: Schema.Int,
-    balance: Decimal,
-    currency: Schema.Literal("RON")
+    balance_ron: Decimal
   })
 })
 
@@ -159,6 +167,14 @@ export const EmailReceivedData = Schema.Struct({
 export const WebhookTestData = Schema.Struct({
   subscription_id: Schema.String
 })
+
+/** A domain event as the outbox keeps it, before any delivery. */
+export interface OutboxEvent {
+  /** The public event id (`evt_...`); deterministic where the spec fixes a format. */
+  readonly eventId: string
+  readonly type: string
+  readonly data: Record<string, unknown>
+}
 
 interface EventTypeEntry<S extends Schema.Top> {
   readonly data: S

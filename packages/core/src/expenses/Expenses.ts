@@ -1,13 +1,13 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Conflict, InvalidTransition, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { LocationRepo } from "../locations/LocationRepo.ts"
 import { ExpenseRepo } from "./ExpenseRepo.ts"
-import type { Expense, ExpenseCreate, ExpenseFilter, ExpenseUpdate } from "./model.ts"
+import { type Expense, type ExpenseCreate, type ExpenseFilter, ExpenseId, type ExpenseUpdate } from "./model.ts"
 import { canTransition, isEditable } from "./rules.ts"
 import { isUuid } from "../shared/schemas.ts"
 
@@ -47,7 +47,7 @@ export class Expenses extends Context.Service<Expenses, {
           yield* checkLocation(tenant, input.location_id)
           const now = yield* nowIso
           const expense: Expense = {
-            id: yield* ids.uuid,
+            id: yield* newId(ids, ExpenseId),
             description: input.description.trim(),
             category: input.category,
             status: input.status ?? "draft",
@@ -70,7 +70,7 @@ export class Expenses extends Context.Service<Expenses, {
           return yield* tx.withTransaction(Effect.gen(function*() {
             const current = yield* get(tenant, id)
             const { status, ...fields } = patch
-            const changesFields = Object.entries(fields).some(([k, v]) => (current as any)[k] !== v)
+            const changesFields = Object.entries(fields).some(([k, v]) => current[k as keyof typeof fields] !== v)
             if (changesFields && !isEditable(current.status)) {
               return yield* new Conflict({ reason: `An ${current.status} expense can only change its status` })
             }

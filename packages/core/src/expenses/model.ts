@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
+import { LocationId } from "../locations/model.ts"
 import { CurrencyCode, DecimalAmount, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 /** Expense categories (decided: docs/decisions.md). */
@@ -25,40 +26,39 @@ export type ExpenseCategory = typeof ExpenseCategory.Type
 export const ExpenseStatus = Schema.Literals(["draft", "submitted", "approved", "rejected", "paid"])
 export type ExpenseStatus = typeof ExpenseStatus.Type
 
+export const ExpenseId = Uuid.pipe(Schema.brand("ExpenseId"))
+export type ExpenseId = typeof ExpenseId.Type
+
 export const Expense = Schema.Struct({
-  id: Schema.String,
-  description: Schema.String,
+  id: ExpenseId,
+  description: NonBlankString(500),
   category: ExpenseCategory,
   status: ExpenseStatus,
-  amount: Schema.String.annotate({ description: "Decimal string with exactly two decimals", examples: ["12.50"] }),
-  currency: Schema.String,
-  expense_date: Schema.String.annotate({ format: "date" }),
-  location_id: Schema.NullOr(Schema.String),
+  amount: DecimalAmount,
+  currency: CurrencyCode,
+  expense_date: IsoDate,
+  location_id: Schema.NullOr(LocationId),
   created_at: IsoDateTime,
   updated_at: IsoDateTime
 }).annotate({ identifier: "Expense" })
 export type Expense = typeof Expense.Type
 
-export const ExpenseCreate = Schema.Struct({
-  description: NonBlankString(500),
-  category: ExpenseCategory,
-  amount: DecimalAmount,
-  currency: CurrencyCode,
-  expense_date: IsoDate,
-  status: Schema.optionalKey(Schema.Literals(["draft", "submitted"])),
-  location_id: Schema.optionalKey(Schema.NullOr(Uuid))
-}).annotate({ identifier: "ExpenseCreate" })
+/** What a caller may set: every field but the id and the timestamps. */
+const Editable = Expense.mapFields(
+  Struct.pick(["description", "category", "amount", "currency", "expense_date", "status", "location_id"])
+)
+
+/**
+ * The status and location are optional (draft, no location). A new expense may
+ * only start as a draft or already submitted: approval, rejection and payment
+ * are moves of an existing one, so `status` is narrowed here.
+ */
+export const ExpenseCreate = Editable.mapFields(Struct.assign({ status: Schema.Literals(["draft", "submitted"]) }))
+  .mapFields(Struct.mapPick(["status", "location_id"], Schema.optionalKey))
+  .annotate({ identifier: "ExpenseCreate" })
 export type ExpenseCreate = typeof ExpenseCreate.Type
 
-export const ExpenseUpdate = Schema.Struct({
-  description: Schema.optionalKey(NonBlankString(500)),
-  category: Schema.optionalKey(ExpenseCategory),
-  amount: Schema.optionalKey(DecimalAmount),
-  currency: Schema.optionalKey(CurrencyCode),
-  expense_date: Schema.optionalKey(IsoDate),
-  status: Schema.optionalKey(ExpenseStatus),
-  location_id: Schema.optionalKey(Schema.NullOr(Uuid))
-}).annotate({ identifier: "ExpenseUpdate" })
+export const ExpenseUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "ExpenseUpdate" })
 export type ExpenseUpdate = typeof ExpenseUpdate.Type
 
 export interface ExpenseFilter {

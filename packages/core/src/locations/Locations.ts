@@ -1,13 +1,14 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { LocationRepo } from "./LocationRepo.ts"
-import type { Location, LocationCreate, LocationFilter, LocationUpdate } from "./model.ts"
+import { type Location, type LocationCreate, type LocationFilter, LocationId, type LocationUpdate } from "./model.ts"
 import { isUuid } from "../shared/schemas.ts"
+import { findOr404 } from "../shared/lookup.ts"
 
 const checkCoordinates = (l: Location) =>
   (l.latitude === null) !== (l.longitude === null)
@@ -36,19 +37,13 @@ export class Locations extends Context.Service<Locations, {
       const ids = yield* Ids
       const tx = yield* Transactor
 
-      const get = (tenant: Tenant, id: string) =>
-        (isUuid(id) ? repo.find(tenant, id) : Effect.succeedNone).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.fail(new NotFound({ resource: "location", id })),
-            onSome: Effect.succeed
-          }))
-        )
+      const get = (tenant: Tenant, id: string) => findOr404("location", id, (id) => repo.find(tenant, id))
 
       return Locations.of({
         create: Effect.fn("Locations.create")(function*(tenant, input) {
           const now = yield* nowIso
           const location: Location = {
-            id: yield* ids.uuid,
+            id: yield* newId(ids, LocationId),
             name: input.name.trim(),
             code: input.code ?? null,
             vertical_type: input.vertical_type ?? "other",

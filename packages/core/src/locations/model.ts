@@ -1,5 +1,8 @@
-import { Schema } from "effect"
-import { IsoDateTime, NonBlankString } from "../shared/schemas.ts"
+import { Schema, Struct } from "effect"
+import { isMaxChars, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+
+export const LocationId = Uuid.pipe(Schema.brand("LocationId"))
+export type LocationId = typeof LocationId.Type
 
 /** The kinds of site an organization runs (decided: docs/decisions.md). */
 export const VerticalType = Schema.Literals([
@@ -15,20 +18,6 @@ export const VerticalType = Schema.Literals([
 ])
 export type VerticalType = typeof VerticalType.Type
 
-export const Location = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  code: Schema.NullOr(Schema.String),
-  vertical_type: VerticalType,
-  is_primary: Schema.Boolean,
-  address: Schema.NullOr(Schema.String),
-  latitude: Schema.NullOr(Schema.Number),
-  longitude: Schema.NullOr(Schema.Number),
-  created_at: IsoDateTime,
-  updated_at: IsoDateTime
-}).annotate({ identifier: "Location" })
-export type Location = typeof Location.Type
-
 const Code = Schema.String.check(
   Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, {
     message: "must be 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -37,26 +26,32 @@ const Code = Schema.String.check(
 const Latitude = Schema.Number.check(Schema.isBetween({ minimum: -90, maximum: 90 }))
 const Longitude = Schema.Number.check(Schema.isBetween({ minimum: -180, maximum: 180 }))
 
-export const LocationCreate = Schema.Struct({
+export const Location = Schema.Struct({
+  id: LocationId,
   name: NonBlankString(200),
-  code: Schema.optionalKey(Schema.NullOr(Code)),
-  vertical_type: Schema.optionalKey(VerticalType),
-  is_primary: Schema.optionalKey(Schema.Boolean),
-  address: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(500)))),
-  latitude: Schema.optionalKey(Schema.NullOr(Latitude)),
-  longitude: Schema.optionalKey(Schema.NullOr(Longitude))
-}).annotate({ identifier: "LocationCreate" })
+  code: Schema.NullOr(Code),
+  vertical_type: VerticalType,
+  is_primary: Schema.Boolean,
+  address: Schema.NullOr(Schema.String.check(isMaxChars(500))),
+  latitude: Schema.NullOr(Latitude),
+  longitude: Schema.NullOr(Longitude),
+  created_at: IsoDateTime,
+  updated_at: IsoDateTime
+}).annotate({ identifier: "Location" })
+export type Location = typeof Location.Type
+
+/** What a caller may set: every field but the id and the timestamps. */
+const Editable = Location.mapFields(
+  Struct.pick(["name", "code", "vertical_type", "is_primary", "address", "latitude", "longitude"])
+)
+
+/** Only the name is required; the rest default (no code, `other`, not primary, no address or position). */
+export const LocationCreate = Editable.mapFields(Struct.mapOmit(["name"], Schema.optionalKey)).annotate({
+  identifier: "LocationCreate"
+})
 export type LocationCreate = typeof LocationCreate.Type
 
-export const LocationUpdate = Schema.Struct({
-  name: Schema.optionalKey(NonBlankString(200)),
-  code: Schema.optionalKey(Schema.NullOr(Code)),
-  vertical_type: Schema.optionalKey(VerticalType),
-  is_primary: Schema.optionalKey(Schema.Boolean),
-  address: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(500)))),
-  latitude: Schema.optionalKey(Schema.NullOr(Latitude)),
-  longitude: Schema.optionalKey(Schema.NullOr(Longitude))
-}).annotate({ identifier: "LocationUpdate" })
+export const LocationUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "LocationUpdate" })
 export type LocationUpdate = typeof LocationUpdate.Type
 
 export interface LocationFilter {

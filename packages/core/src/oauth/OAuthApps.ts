@@ -1,9 +1,9 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Struct } from "effect"
 import type { Digest, SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
-import { encodeHex, generateToken, hashToken, randomBytes } from "../auth/secrets.ts"
+import { encodeHex, generateToken, hashToken, randomBytes } from "../shared/secrets.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import { isUuid } from "../shared/schemas.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
@@ -11,44 +11,29 @@ import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
 import { oauthPrefixes } from "./lifetimes.ts"
-import type {
-  AppCreate,
-  AppUpdate,
-  GrantType,
-  Installation,
-  InstallationCreate,
-  OAuthApp,
-  OAuthAppWithSecret,
-  StoredApp,
-  StoredInstallation
+import {
+  type AppCreate,
+  type AppUpdate,
+  type Installation,
+  type InstallationCreate,
+  InstallationId,
+  type OAuthApp,
+  OAuthAppId,
+  type OAuthAppWithSecret,
+  type StoredApp,
+  type StoredInstallation
 } from "./model.ts"
 import { OAuthAppRepo } from "./OAuthAppRepo.ts"
 import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
 import { grantRevoker } from "./revocation.ts"
-import { parseScopeParameter, registrationIssues, scopesOutside } from "./rules.ts"
+import { parseScopeParameter, registrationIssues, scopesOutside, tenantOf } from "./rules.ts"
 
-export const publicApp = (a: StoredApp): OAuthApp => ({
-  id: a.id,
-  client_id: a.client_id,
-  name: a.name,
-  type: a.type,
-  redirect_uris: a.redirect_uris,
-  scopes: a.scopes,
-  grant_types: a.grant_types,
-  secret_prefix: a.secret_prefix,
-  secret_rotated_at: a.secret_rotated_at,
-  created_at: a.created_at,
-  updated_at: a.updated_at
-})
+export const publicApp = (a: StoredApp): OAuthApp => Struct.omit(a, ["secret_hash"])
 
 const publicInstallation = (i: StoredInstallation, app: StoredApp): Installation => ({
-  id: i.id,
-  app_id: i.app_id,
+  ...Struct.omit(i, ["organization_id"]),
   client_id: app.client_id,
-  app_name: app.name,
-  environment: i.environment,
-  scopes: i.scopes,
-  created_at: i.created_at
+  app_name: app.name
 })
 
 const unique = <A>(xs: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(xs)]
@@ -107,7 +92,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
           }))
         )
 
-      const validate = (app: Omit<StoredApp, "id" | "client_id" | "created_at" | "updated_at" | "secret_hash" | "secret_prefix" | "secret_rotated_at" | "organization_id" | "environment">) => {
+      const validate = (app: AppCreate) => {
         const details = [...registrationIssues(app)]
         if (app.name.trim().length === 0 || app.name.length > 200) {
           details.unshift({ field: "name", issue: "must be 1 to 200 characters, not blank" })
@@ -127,17 +112,15 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             type: input.type,
             redirect_uris: unique(input.redirect_uris),
             scopes: unique(input.scopes),
-            grant_types: unique(input.grant_types) as ReadonlyArray<GrantType>
+            grant_types: unique(input.grant_types)
           }
           yield* validate({ ...shape, redirect_uris: input.redirect_uris })
           const now = yield* nowIso
           const secret = input.type === "confidential" ? yield* newSecret : undefined
           const app: StoredApp = {
             ...shape,
-            id: yield* ids.uuid,
+            id: yield* newId(ids, OAuthAppId),
             client_id: `app_${encodeHex(yield* withCrypto(randomBytes(16)))}`,
-            organization_id: owner?.organizationId ?? null,
-            environment: owner?.environment ?? null,
             secret_hash: secret?.hash ?? null,
             secret_prefix: secret?.prefix ?? null,
             secret_rotated_at: null,
@@ -145,7 +128,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             updated_at: now
           }
           // A client id is 128 random bits: a collision is a defect, not the caller's conflict.
-          yield* Effect.orDie(repo.insertApp(app))
+          yield* Effect.orDie(repo.insertApp(owner, app))
           return { ...publicApp(app), client_secret: secret?.secret ?? null }
         }),
         list: (owner, page) => repo.listOwnedApps(owner, page).pipe(Effect.map((p) => ({ ...p, items: p.items.map(publicApp) }))),
@@ -161,7 +144,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             updated_at: yield* nowIso
           }
           yield* validate({ ...next, redirect_uris: patch.redirect_uris ?? next.redirect_uris })
-          yield* repo.updateApp(next)
+          yield* repo.updateApp(owner, next)
           return publicApp(next)
         }),
         rotateSecret: Effect.fn("OAuthApps.rotateSecret")(function*(owner, id) {
@@ -178,14 +161,14 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             secret_rotated_at: now,
             updated_at: now
           }
-          yield* repo.updateApp(next)
+          yield* repo.updateApp(owner, next)
           return { ...publicApp(next), client_secret: secret.secret }
         }),
         remove: Effect.fn("OAuthApps.remove")(function*(owner, id) {
           const app = yield* owned(owner, id)
           yield* tx.withTransaction(Effect.gen(function*() {
-            yield* revoke(yield* grants.liveGrantIds(app.id, undefined))
-            yield* repo.deleteApp(app.id)
+            for (const grant of yield* grants.liveGrantsOfApp(app.id)) yield* revoke(tenantOf(grant), [grant.id])
+            yield* repo.deleteApp(owner, app.id)
           }))
         }),
         install: Effect.fn("OAuthApps.install")(function*(tenant, input) {
@@ -208,7 +191,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             return yield* new NotFound({ resource: "organization", id: tenant.organizationId })
           }
           const installation: StoredInstallation = {
-            id: yield* ids.uuid,
+            id: yield* newId(ids, InstallationId),
             app_id: app.id,
             organization_id: tenant.organizationId,
             environment: tenant.environment,
@@ -216,9 +199,9 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             created_at: yield* nowIso
           }
           yield* tx.withTransaction(Effect.gen(function*() {
-            yield* repo.insertInstallation(installation)
+            yield* repo.insertInstallation(tenant, installation)
             // The installation's client_credentials tokens hang off a grant with the installation's id.
-            yield* grants.insertGrant({
+            yield* grants.insertGrant(tenant, {
               id: installation.id,
               app_id: app.id,
               kind: "client_credentials",
@@ -248,7 +231,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
           yield* tx.withTransaction(Effect.gen(function*() {
             const removed = isUuid(id) ? yield* repo.deleteInstallation(tenant, id) : Option.none()
             if (Option.isNone(removed)) return yield* new NotFound({ resource: "installation", id })
-            yield* revoke(yield* grants.liveGrantIds(removed.value.app_id, tenant))
+            yield* revoke(tenant, yield* grants.liveGrantIds(tenant, removed.value.app_id))
           }))
         })
       })

@@ -1,6 +1,6 @@
-import { constantTimeEqualStrings, encodeBase64Url } from "../auth/secrets.ts"
+import { constantTimeEqualStrings, encodeBase64Url } from "../shared/secrets.ts"
 import { isScope, parseScopes } from "../auth/scopes.ts"
-import type { Environment } from "../shared/tenant.ts"
+import type { Environment, Tenant } from "../shared/tenant.ts"
 import type { AppType, AuthorizationCode, Grant, GrantType, RefreshToken, StoredInstallation } from "./model.ts"
 
 /**
@@ -129,7 +129,7 @@ export const registrationIssues = (app: {
 export type CodeState = "active" | "used" | "expired"
 
 /** A used code is a replay whatever its age; only an unused one can merely have expired. */
-export const codeState = (code: AuthorizationCode, nowMs: number): CodeState =>
+export const codeState = (code: Pick<AuthorizationCode, "used_at" | "expires_at">, nowMs: number): CodeState =>
   code.used_at !== null ? "used" : Date.parse(code.expires_at) <= nowMs ? "expired" : "active"
 
 export type RefreshState = "active" | "reused" | "revoked" | "expired"
@@ -139,7 +139,11 @@ export type RefreshState = "active" | "reused" | "revoked" | "expired"
  * else holds: that is the signal of a stolen chain (RFC 9700 §4.14.2), so it
  * is checked before revocation and expiry.
  */
-export const refreshState = (token: RefreshToken, grant: Grant | undefined, nowMs: number): RefreshState =>
+export const refreshState = (
+  token: Pick<RefreshToken, "used_at" | "revoked_at" | "expires_at">,
+  grant: Pick<Grant, "revoked_at"> | undefined,
+  nowMs: number
+): RefreshState =>
   token.used_at !== null
     ? "reused"
     : token.revoked_at !== null || grant === undefined || grant.revoked_at !== null
@@ -155,10 +159,18 @@ export const refreshExpiry = (nowMs: number, idleMs: number, refreshUntil: strin
   return new Date(until).toISOString()
 }
 
+// ---------------------------------------------------------------- tenants
+
+/** The organization environment a grant, code or installation belongs to. */
+export const tenantOf = (row: { readonly organization_id: string; readonly environment: Environment }): Tenant => ({
+  organizationId: row.organization_id,
+  environment: row.environment
+})
+
 // ---------------------------------------------------------------- client_credentials
 
-export type InstallationChoice =
-  | { readonly _tag: "Chosen"; readonly installation: StoredInstallation }
+export type InstallationChoice<I = StoredInstallation> =
+  | { readonly _tag: "Chosen"; readonly installation: I }
   | { readonly _tag: "NotInstalled" }
   | { readonly _tag: "Ambiguous"; readonly count: number }
 
@@ -166,10 +178,10 @@ export type InstallationChoice =
  * Which installation a client_credentials request reaches: the one the
  * optional organization_id / environment fields select, which must be exactly one.
  */
-export const chooseInstallation = (
-  installations: ReadonlyArray<StoredInstallation>,
+export const chooseInstallation = <I extends Pick<StoredInstallation, "organization_id" | "environment">>(
+  installations: ReadonlyArray<I>,
   want: { readonly organizationId?: string | undefined; readonly environment?: Environment | undefined }
-): InstallationChoice => {
+): InstallationChoice<I> => {
   const matching = installations.filter((i) =>
     (want.organizationId === undefined || i.organization_id === want.organizationId) &&
     (want.environment === undefined || i.environment === want.environment)

@@ -1,16 +1,17 @@
-import { Context, Effect, Layer } from "effect"
+import { Array as Arr, Context, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { SqlClient } from "effect/sql"
+import { Timestamp } from "../shared/columns.ts"
 import { orDie } from "../shared/sql.ts"
-import type { Tenant } from "../shared/tenant.ts"
-import { toDateString, toIso } from "../shared/time.ts"
-import type { NoticeKind } from "./rules.ts"
+import { table, tenantTable } from "../shared/tables.ts"
+import type { Tenant, TenantScoped } from "../shared/tenant.ts"
+import { NoticeKind, ObligationId } from "./model.ts"
 
 /** One notice about one obligation: what the monitor sends. */
 export interface ObligationNotice {
   readonly id: string
   readonly tenant: Tenant
   readonly kind: NoticeKind
-  readonly obligationId: string
+  readonly obligationId: ObligationId
   /** The due date the notice is about (a changed due date gets its own notices). */
   readonly dueDate: string
   /** The assignee, when the obligation has one. */
@@ -18,8 +19,48 @@ export interface ObligationNotice {
   readonly createdAt: string
 }
 
-const storedKind = (kind: NoticeKind) => `contract_obligation.${kind}`
-const noticeKind = (stored: string): NoticeKind => stored.slice("contract_obligation.".length) as NoticeKind
+const KIND_PREFIX = "contract_obligation."
+const storedKind = (kind: NoticeKind) => `${KIND_PREFIX}${kind}`
+
+/** `notifications` holds notices about other subjects too: the stored kind names the subject ("contract_obligation.reminder"). */
+const StoredKind = Schema.String.pipe(Schema.decodeTo(
+  NoticeKind,
+  SchemaTransformation.transform({
+    // The target schema checks the kind that is left.
+    decode: (stored: string) => stored.slice(KIND_PREFIX.length) as NoticeKind,
+    encode: storedKind
+  })
+))
+
+/** A notice as stored; its tenant is the row's tenant columns. */
+const NotificationRow = Schema.Struct({
+  id: Schema.String,
+  kind: StoredKind,
+  subject_id: ObligationId,
+  recipient_user_id: Schema.NullOr(Schema.String),
+  due_date: Schema.String,
+  created_at: Timestamp
+})
+type NotificationRow = typeof NotificationRow.Type
+
+const rowOf = (n: ObligationNotice): NotificationRow => ({
+  id: n.id,
+  kind: n.kind,
+  subject_id: n.obligationId,
+  recipient_user_id: n.recipientUserId,
+  due_date: n.dueDate,
+  created_at: n.createdAt
+})
+
+const noticeOf = (tenant: Tenant) => (r: NotificationRow): ObligationNotice => ({
+  id: r.id,
+  tenant,
+  kind: r.kind,
+  obligationId: r.subject_id,
+  dueDate: r.due_date,
+  recipientUserId: r.recipient_user_id,
+  createdAt: r.created_at
+})
 
 /**
  * Where obligation notices go. `notify` runs inside the transaction that
@@ -27,30 +68,31 @@ const noticeKind = (stored: string): NoticeKind => stored.slice("contract_obliga
  * layer writes a `notifications` row and, once committed, a log line with ids
  * only (never a title, a name or an email).
  */
-export class Notifier extends Context.Service<Notifier, {
+export class Notifier extends Context.Service<Notifier, TenantScoped<{
   /** Sends the notices of one claim, in one write where the store allows it. */
   readonly notify: (notices: ReadonlyArray<ObligationNotice>) => Effect.Effect<void>
   /** The notices sent about an obligation, oldest first (for one instant: reminder, overdue, escalation). */
   readonly sentFor: (tenant: Tenant, obligationId: string) => Effect.Effect<ReadonlyArray<ObligationNotice>>
-}>()("@opsplatform/core/obligations/Notifier") {
+}, /** The monitor's: one claim spans organizations, and each notice carries its own tenant. */
+  "notify">>()("@opsplatform/core/obligations/Notifier") {
   static readonly layerSql: Layer.Layer<Notifier, never, SqlClient.SqlClient> = Layer.effect(
     Notifier,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const options = { name: "notifications", row: NotificationRow }
+      const notifications = tenantTable(sql, options)
+      // One claim's notices go in one INSERT, each row with its own tenant columns.
+      const { columns } = table(sql, options)
       return Notifier.of({
         notify: Effect.fn("Notifier.notify")(function*(notices) {
-          const [first, ...rest] = notices.map((n) => ({
-            id: n.id,
-            organization_id: n.tenant.organizationId,
-            environment: n.tenant.environment,
-            kind: storedKind(n.kind),
-            subject_id: n.obligationId,
-            recipient_user_id: n.recipientUserId,
-            due_date: n.dueDate,
-            created_at: n.createdAt
-          }))
-          if (first === undefined) return
-          yield* orDie(sql`INSERT INTO notifications ${sql.insert([first, ...rest])}`)
+          const rows = yield* Effect.forEach(notices, (n) =>
+            Effect.map(columns(rowOf(n)), (values) => ({
+              ...values,
+              organization_id: n.tenant.organizationId,
+              environment: n.tenant.environment
+            })))
+          if (!Arr.isArrayNonEmpty(rows)) return
+          yield* orDie(sql`INSERT INTO ${notifications.name} ${sql.insert(rows)}`)
           yield* sql.afterCommit(Effect.forEach(notices, (n) =>
             Effect.logInfo("obligation notice").pipe(Effect.annotateLogs({
               notification_id: n.id,
@@ -61,24 +103,13 @@ export class Notifier extends Context.Service<Notifier, {
             })), { discard: true }))
         }),
         sentFor: (tenant, obligationId) =>
-          orDie(sql`SELECT * FROM notifications
-            WHERE subject_id = ${obligationId} AND organization_id = ${tenant.organizationId}
-              AND environment = ${tenant.environment} AND kind LIKE 'contract_obligation.%'
-            ORDER BY created_at,
-              CASE kind WHEN 'contract_obligation.reminder' THEN 0 WHEN 'contract_obligation.overdue' THEN 1 ELSE 2 END,
-              id`).pipe(
-            Effect.map((rows) =>
-              rows.map((r: any): ObligationNotice => ({
-                id: r.id,
-                tenant,
-                kind: noticeKind(r.kind),
-                obligationId: r.subject_id,
-                dueDate: toDateString(r.due_date),
-                recipientUserId: r.recipient_user_id,
-                createdAt: toIso(r.created_at)
-              }))
-            )
-          )
+          notifications.findAll(
+            tenant,
+            [sql`subject_id = ${obligationId}`, sql`kind LIKE ${`${KIND_PREFIX}%`}`],
+            sql`created_at,
+              CASE kind WHEN ${storedKind("reminder")} THEN 0 WHEN ${storedKind("overdue")} THEN 1 ELSE 2 END,
+              id`
+          ).pipe(Effect.map((rows) => rows.map(noticeOf(tenant))))
       })
     })
   )

@@ -1,22 +1,46 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, flow, Layer, type Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
+import { NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { keysetPage } from "../shared/sqlPage.ts"
-import type { Tenant } from "../shared/tenant.ts"
-import { toIso, toIsoOrNull } from "../shared/time.ts"
-import type { ObligationBucket, ObligationFilter, ObligationRecord, StoredObligation } from "./model.ts"
-import type { NoticeKind } from "./rules.ts"
+import { type FindOptions, table, tenantTable } from "../shared/tables.ts"
+import { Environment, type Tenant, type TenantScoped } from "../shared/tenant.ts"
+import {
+  type NoticeKind,
+  type ObligationBucket,
+  type ObligationFilter,
+  type ObligationId,
+  ObligationRecord,
+  readOnlyFields,
+  StoredObligation
+} from "./model.ts"
 
 export const obligationConflicts = {
   contract_obligations_one_successor: "This obligation already has a next obligation that is not cancelled"
 }
 
+/** A stored obligation: the record with the names read with it, its instants as timestamptz. */
+export const ObligationRow = StoredObligation.mapFields(Struct.assign({
+  completed_at: NullableTimestamp,
+  cancelled_at: NullableTimestamp,
+  reminder_sent_at: NullableTimestamp,
+  overdue_notified_at: NullableTimestamp,
+  escalated_at: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}))
+
+/** What a claim returns of each row: claims span organizations, so the row carries its tenant. */
+const ClaimedRow = ObligationRecord.mapFields(flow(
+  Struct.pick(["id", "due_date", "assignee_user_id"]),
+  Struct.assign({ organization_id: Schema.String, environment: Environment })
+))
+
 /** An obligation whose notice the caller has just claimed, inside its transaction. */
 export interface ClaimedNotice {
   readonly tenant: Tenant
-  readonly obligationId: string
+  readonly obligationId: ObligationId
   readonly dueDate: string
   readonly assigneeUserId: string | null
 }
@@ -41,59 +65,37 @@ export interface ClaimScope {
  * `kind` on `today` and not yet marked, and returns them. Each obligation is claimed by exactly one caller, however
  * many run at once; the caller sends the notices in the same transaction.
  */
-export class ObligationRepo extends Context.Service<ObligationRepo, {
+export class ObligationRepo extends Context.Service<ObligationRepo, TenantScoped<{
   readonly insert: (tenant: Tenant, obligation: ObligationRecord) => Effect.Effect<void, Conflict>
   readonly update: (tenant: Tenant, obligation: ObligationRecord) => Effect.Effect<void, Conflict>
   /** With `forUpdate`, the row stays locked until the surrounding transaction ends. */
-  readonly find: (tenant: Tenant, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<StoredObligation>>
+  readonly find: (tenant: Tenant, id: string, options?: FindOptions) => Effect.Effect<Option.Option<StoredObligation>>
   readonly list: (tenant: Tenant, filter: ObligationFilter, today: string, page: PageRequest) => Effect.Effect<Page<StoredObligation>>
   /** Time zones of the organizations (or of the one given) that have at least one pending obligation. */
   readonly timeZonesWithPending: (organizationId?: string | undefined) => Effect.Effect<ReadonlyArray<string>>
   readonly claim: (kind: NoticeKind, scope: ClaimScope) => Effect.Effect<ReadonlyArray<ClaimedNotice>>
-}>()("@opsplatform/core/obligations/ObligationRepo") {
+}, /** The monitor's: one pass finds and claims due notices across every organization (or the one given). */
+  "timeZonesWithPending" | "claim">>()("@opsplatform/core/obligations/ObligationRepo") {
   static readonly layerSql: Layer.Layer<ObligationRepo, never, SqlClient.SqlClient> = Layer.effect(
     ObligationRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const conflicts = uniqueAsConflict(obligationConflicts)
-      const tenantIs = (t: Tenant) => sql`organization_id = ${t.organizationId} AND environment = ${t.environment}`
-
-      // Names and the successor are read with the row, so they are never stale.
-      const columns = sql`*, to_char(due_date, 'YYYY-MM-DD') AS due_day,
-        (SELECT c.name FROM contracts c WHERE c.id = contract_obligations.contract_id) AS contract_name,
-        (SELECT u.name FROM users u WHERE u.id = contract_obligations.assignee_user_id) AS assignee_name,
-        (SELECT n.id FROM contract_obligations n
-          WHERE n.previous_obligation_id = contract_obligations.id AND n.status <> 'cancelled') AS next_obligation_id`
-
-      const decode = (r: any): StoredObligation => ({
-        id: r.id,
-        contract_id: r.contract_id,
-        title: r.title,
-        type: r.type,
-        due_date: r.due_day,
-        recurrence: r.recurrence,
-        recurrence_anchor_day: Number(r.recurrence_anchor_day),
-        remind_days_before: Number(r.remind_days_before),
-        status: r.status,
-        obligor: r.obligor,
-        assignee_user_id: r.assignee_user_id,
-        clause_label: r.clause_label,
-        clause_excerpt: r.clause_excerpt,
-        description: r.description,
-        evidence_document_id: r.evidence_document_id,
-        evidence_note: r.evidence_note,
-        completed_at: toIsoOrNull(r.completed_at),
-        cancelled_at: toIsoOrNull(r.cancelled_at),
-        reminder_sent_at: toIsoOrNull(r.reminder_sent_at),
-        overdue_notified_at: toIsoOrNull(r.overdue_notified_at),
-        escalated_at: toIsoOrNull(r.escalated_at),
-        previous_obligation_id: r.previous_obligation_id,
-        created_at: toIso(r.created_at),
-        updated_at: toIso(r.updated_at),
-        contract_name: r.contract_name,
-        assignee_name: r.assignee_name,
-        next_obligation_id: r.next_obligation_id
+      const obligations = tenantTable(sql, {
+        name: "contract_obligations",
+        row: ObligationRow,
+        // Names and the successor are read with the row, so they are never stale.
+        select: (sql) =>
+          sql`*,
+            (SELECT c.name FROM contracts c WHERE c.id = contract_obligations.contract_id) AS contract_name,
+            (SELECT u.name FROM users u WHERE u.id = contract_obligations.assignee_user_id) AS assignee_name,
+            (SELECT n.id FROM contract_obligations n
+              WHERE n.previous_obligation_id = contract_obligations.id AND n.status <> 'cancelled') AS next_obligation_id`,
+        readOnly: readOnlyFields,
+        // An obligation stays with its contract and its predecessor (ObligationUpdate refuses contract_id).
+        fixed: ["contract_id", "previous_obligation_id", "created_at"]
       })
+      const claimed = table(sql, { name: "contract_obligations", row: ClaimedRow })
 
       /** The bucket as a predicate: the SQL twin of `deriveBucket`. */
       const inBucket = (bucket: ObligationBucket, today: string) => {
@@ -130,63 +132,33 @@ export class ObligationRepo extends Context.Service<ObligationRepo, {
         }
       }
 
-      const write = (tenant: Tenant, o: ObligationRecord) =>
-        sql`INSERT INTO contract_obligations (id, organization_id, environment, contract_id, title, type, due_date,
-            recurrence, recurrence_anchor_day, remind_days_before, status, obligor, assignee_user_id, clause_label,
-            clause_excerpt, description, evidence_document_id, evidence_note, completed_at, cancelled_at,
-            reminder_sent_at, overdue_notified_at, escalated_at, previous_obligation_id, created_at, updated_at)
-          VALUES (${o.id}, ${tenant.organizationId}, ${tenant.environment}, ${o.contract_id}, ${o.title}, ${o.type},
-            ${o.due_date}::date, ${o.recurrence}, ${o.recurrence_anchor_day}, ${o.remind_days_before}, ${o.status},
-            ${o.obligor}, ${o.assignee_user_id}, ${o.clause_label}, ${o.clause_excerpt}, ${o.description},
-            ${o.evidence_document_id}, ${o.evidence_note}, ${o.completed_at}, ${o.cancelled_at}, ${o.reminder_sent_at},
-            ${o.overdue_notified_at}, ${o.escalated_at}, ${o.previous_obligation_id}, ${o.created_at}, ${o.updated_at})`
+      // A write takes the record; the table encodes whole rows and drops the read-only fields, so these only fill the row.
+      const asRow = (o: ObligationRecord) => ({ ...o, contract_name: "", assignee_name: null, next_obligation_id: null })
 
       return ObligationRepo.of({
-        insert: (tenant, o) => conflicts(write(tenant, o)).pipe(Effect.asVoid),
-        update: (tenant, o) =>
-          conflicts(sql`UPDATE contract_obligations SET title = ${o.title}, type = ${o.type},
-              due_date = ${o.due_date}::date, recurrence = ${o.recurrence},
-              recurrence_anchor_day = ${o.recurrence_anchor_day}, remind_days_before = ${o.remind_days_before},
-              status = ${o.status}, obligor = ${o.obligor}, assignee_user_id = ${o.assignee_user_id},
-              clause_label = ${o.clause_label}, clause_excerpt = ${o.clause_excerpt}, description = ${o.description},
-              evidence_document_id = ${o.evidence_document_id}, evidence_note = ${o.evidence_note},
-              completed_at = ${o.completed_at}, cancelled_at = ${o.cancelled_at},
-              reminder_sent_at = ${o.reminder_sent_at}, overdue_notified_at = ${o.overdue_notified_at},
-              escalated_at = ${o.escalated_at}, updated_at = ${o.updated_at}
-            WHERE id = ${o.id} AND ${tenantIs(tenant)}`).pipe(Effect.asVoid),
-        find: (tenant, id, options) =>
-          orDie(
-            options?.forUpdate
-              ? sql`SELECT ${columns} FROM contract_obligations WHERE id = ${id} AND ${tenantIs(tenant)} FOR UPDATE`
-              : sql`SELECT ${columns} FROM contract_obligations WHERE id = ${id} AND ${tenantIs(tenant)}`
-          ).pipe(Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), decode))),
+        insert: (tenant, o) => conflicts(obligations.insert(tenant, asRow(o))),
+        update: (tenant, o) => conflicts(obligations.update(tenant, asRow(o))).pipe(Effect.asVoid),
+        find: (tenant, id, options) => obligations.findById(tenant, id, options),
         list: (tenant, f, today, page) =>
-          keysetPage(sql, {
-            table: "contract_obligations",
-            select: columns,
-            where: sql.and([
-              tenantIs(tenant),
-              f.contract_id === undefined ? sql`TRUE` : sql`contract_id = ${f.contract_id}`,
-              f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-              f.bucket === undefined ? sql`TRUE` : inBucket(f.bucket, today),
-              f.type === undefined ? sql`TRUE` : sql`type = ${f.type}`,
-              f.obligor === undefined ? sql`TRUE` : sql`obligor = ${f.obligor}`,
-              f.assignee_user_id === undefined ? sql`TRUE` : sql`assignee_user_id = ${f.assignee_user_id}`,
-              f.due_from === undefined ? sql`TRUE` : sql`due_date >= ${f.due_from}::date`,
-              f.due_to === undefined ? sql`TRUE` : sql`due_date <= ${f.due_to}::date`
-            ]),
-            page,
-            decode
-          }),
+          obligations.page(tenant, [
+            f.contract_id === undefined ? sql`TRUE` : sql`contract_id = ${f.contract_id}`,
+            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
+            f.bucket === undefined ? sql`TRUE` : inBucket(f.bucket, today),
+            f.type === undefined ? sql`TRUE` : sql`type = ${f.type}`,
+            f.obligor === undefined ? sql`TRUE` : sql`obligor = ${f.obligor}`,
+            f.assignee_user_id === undefined ? sql`TRUE` : sql`assignee_user_id = ${f.assignee_user_id}`,
+            f.due_from === undefined ? sql`TRUE` : sql`due_date >= ${f.due_from}::date`,
+            f.due_to === undefined ? sql`TRUE` : sql`due_date <= ${f.due_to}::date`
+          ], page),
         timeZonesWithPending: (organizationId) =>
-          orDie(sql`SELECT DISTINCT o.time_zone FROM organizations o
+          orDie(sql<{ readonly time_zone: string }>`SELECT DISTINCT o.time_zone FROM organizations o
             WHERE ${organizationId === undefined ? sql`TRUE` : sql`o.id = ${organizationId}`}
               AND EXISTS (SELECT 1 FROM contract_obligations co WHERE co.organization_id = o.id AND co.status = 'pending')
-            ORDER BY o.time_zone`).pipe(Effect.map((rows) => rows.map((r: any) => String(r.time_zone)))),
+            ORDER BY o.time_zone`).pipe(Effect.map((rows) => rows.map((r) => r.time_zone))),
         claim: (kind, { at, limit, organizationId, timeZone, today }) => {
           const { due, marker } = notices(kind, today)
           // SKIP LOCKED: rows another process is claiming (or a request is changing) are left for it or the next run.
-          return orDie(sql`WITH claimed AS (UPDATE contract_obligations SET ${marker} = ${at}
+          return claimed.all(sql`WITH claimed AS (UPDATE contract_obligations SET ${marker} = ${at}
             WHERE id IN (
               SELECT co.id FROM contract_obligations co JOIN organizations o ON o.id = co.organization_id
               WHERE o.time_zone = ${timeZone} AND co.status = 'pending' AND ${due}
@@ -195,18 +167,16 @@ export class ObligationRepo extends Context.Service<ObligationRepo, {
               LIMIT ${limit}
               FOR UPDATE OF co SKIP LOCKED)
             RETURNING id, organization_id, environment, due_date, assignee_user_id)
-            SELECT id, organization_id, environment, to_char(due_date, 'YYYY-MM-DD') AS due_day, assignee_user_id
-            FROM claimed ORDER BY due_date, id`)
-            .pipe(
-              Effect.map((rows) =>
-                rows.map((r: any): ClaimedNotice => ({
-                  tenant: { organizationId: r.organization_id, environment: r.environment },
-                  obligationId: r.id,
-                  dueDate: r.due_day,
-                  assigneeUserId: r.assignee_user_id
-                }))
-              )
+            SELECT * FROM claimed ORDER BY due_date, id`).pipe(
+            Effect.map((rows) =>
+              rows.map((r): ClaimedNotice => ({
+                tenant: { organizationId: r.organization_id, environment: r.environment },
+                obligationId: r.id,
+                dueDate: r.due_date,
+                assigneeUserId: r.assignee_user_id
+              }))
             )
+          )
         }
       })
     })

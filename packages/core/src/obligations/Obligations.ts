@@ -1,10 +1,9 @@
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Struct } from "effect"
 import { ContractRepo } from "../contracts/ContractRepo.ts"
 import { Conflict, InvalidTransition, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import { isUuid } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
@@ -14,44 +13,23 @@ import {
   type ObligationComplete,
   type ObligationCreate,
   type ObligationFilter,
+  ObligationId,
   type ObligationRecord,
   type ObligationStatus,
   type ObligationUpdate,
+  readOnlyFields,
   type StoredObligation
 } from "./model.ts"
 import { ObligationRepo } from "./ObligationRepo.ts"
-import { actionTarget, anchorDayOf, canTransition, deriveBucket, hasEvidence, localDate, nextDueDate } from "./rules.ts"
+import { actionTarget, anchorDayOf, canTransition, deriveBucket, hasEvidence, nextDueDate } from "./rules.ts"
+import { findOr404 } from "../shared/lookup.ts"
+import { organizationToday } from "../tenancy/calendar.ts"
 
 /** The resource as shown on `today`: stored fields plus the derived bucket and evidence flag, internals left out. */
-export const toObligation = (o: StoredObligation, today: string): Obligation => ({
-  id: o.id,
-  contract_id: o.contract_id,
-  contract_name: o.contract_name,
-  title: o.title,
-  type: o.type,
-  due_date: o.due_date,
-  recurrence: o.recurrence,
-  remind_days_before: o.remind_days_before,
-  status: o.status,
-  bucket: deriveBucket(o, today),
-  obligor: o.obligor,
-  assignee_user_id: o.assignee_user_id,
-  assignee_name: o.assignee_name,
-  clause_label: o.clause_label,
-  clause_excerpt: o.clause_excerpt,
-  description: o.description,
-  evidence_document_id: o.evidence_document_id,
-  evidence_note: o.evidence_note,
-  has_evidence: hasEvidence(o),
-  completed_at: o.completed_at,
-  cancelled_at: o.cancelled_at,
-  overdue_notified_at: o.overdue_notified_at,
-  escalated_at: o.escalated_at,
-  previous_obligation_id: o.previous_obligation_id,
-  next_obligation_id: o.next_obligation_id,
-  created_at: o.created_at,
-  updated_at: o.updated_at
-})
+export const toObligation = (
+  { recurrence_anchor_day: _anchor, reminder_sent_at: _reminded, ...o }: StoredObligation,
+  today: string
+): Obligation => ({ ...o, bucket: deriveBucket(o, today), has_evidence: hasEvidence(o) })
 
 const RESOURCE = "contract obligation"
 
@@ -65,8 +43,7 @@ const notStarted = {
 } as const
 
 /** The stored columns of an obligation read with its names. */
-const recordOf = ({ assignee_name: _a, contract_name: _c, next_obligation_id: _n, ...record }: StoredObligation): ObligationRecord =>
-  record
+const recordOf = (stored: StoredObligation): ObligationRecord => Struct.omit(stored, readOnlyFields)
 
 /**
  * Contract obligations: their lifecycle (pending → completed → reopened,
@@ -97,21 +74,9 @@ export class Obligations extends Context.Service<Obligations, {
         const ids = yield* Ids
         const tx = yield* Transactor
 
-        const today = (tenant: Tenant) =>
-          Effect.gen(function*() {
-            const org = yield* tenancy.findOrganization(tenant.organizationId)
-            const zone = Option.match(org, { onNone: () => "UTC", onSome: (o) => o.time_zone })
-            return localDate(yield* Clock.currentTimeMillis, zone)
-          })
-
-        // A malformed id is as unknown as any other id.
+        const today = (tenant: Tenant) => organizationToday(tenancy, tenant.organizationId)
         const find = (tenant: Tenant, id: string, forUpdate = false) =>
-          (isUuid(id) ? repo.find(tenant, id, { forUpdate }) : Effect.succeedNone).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () => Effect.fail(new NotFound({ resource: RESOURCE, id })),
-              onSome: Effect.succeed
-            }))
-          )
+          findOr404(RESOURCE, id, (id) => repo.find(tenant, id, { forUpdate }))
 
         const show = (tenant: Tenant, id: string) =>
           Effect.zipWith(find(tenant, id), today(tenant), toObligation)
@@ -141,7 +106,7 @@ export class Obligations extends Context.Service<Obligations, {
             yield* checkAssignee(tenant, input.assignee_user_id)
             const now = yield* nowIso
             const record: ObligationRecord = {
-              id: yield* ids.uuid,
+              id: yield* newId(ids, ObligationId),
               contract_id: input.contract_id,
               title: input.title.trim(),
               type: input.type,
@@ -217,7 +182,7 @@ export class Obligations extends Context.Service<Obligations, {
               if (due === undefined) return
               yield* repo.insert(tenant, {
                 ...stored,
-                id: yield* ids.uuid,
+                id: yield* newId(ids, ObligationId),
                 due_date: due,
                 status: "pending",
                 evidence_document_id: null,

@@ -1,5 +1,9 @@
-import { Schema } from "effect"
-import { IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { flow, Schema, Struct } from "effect"
+import { ContractId } from "../contracts/model.ts"
+import { isMaxChars, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+
+export const ObligationId = Uuid.pipe(Schema.brand("ObligationId"))
+export type ObligationId = typeof ObligationId.Type
 
 export const ObligationType = Schema.Literals(["payment", "delivery", "report", "renewal_notice", "custom"])
 export type ObligationType = typeof ObligationType.Type
@@ -18,45 +22,49 @@ export type ObligationBucket = typeof ObligationBucket.Type
 export const Obligor = Schema.Literals(["us", "counterparty"])
 export type Obligor = typeof Obligor.Type
 
+/** The notices the monitor sends about a pending obligation (see `noticesDue` in rules.ts). */
+export const NoticeKind = Schema.Literals(["reminder", "overdue", "escalation"])
+export type NoticeKind = typeof NoticeKind.Type
+
 export const DEFAULT_REMIND_DAYS_BEFORE = 7
 
 const Title = NonBlankString(255)
 const RemindDaysBefore = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 365 }))
-const ClauseLabel = Schema.String.check(Schema.isMaxLength(80))
-const EvidenceNote = Schema.String.check(Schema.isMaxLength(2000))
+const ClauseLabel = Schema.String.check(isMaxChars(80))
+const EvidenceNote = Schema.String.check(isMaxChars(2000))
 
 /** The contract obligation as the API shows it. */
 export const Obligation = Schema.Struct({
-  id: Schema.String,
-  contract_id: Schema.String,
+  id: ObligationId,
+  contract_id: ContractId,
   contract_name: Schema.String.annotate({ description: "The contract's current name" }),
-  title: Schema.String,
+  title: Title,
   type: ObligationType,
-  due_date: Schema.String.annotate({ format: "date" }),
+  due_date: IsoDate,
   recurrence: Recurrence,
-  remind_days_before: Schema.Int,
+  remind_days_before: RemindDaysBefore,
   status: ObligationStatus,
   bucket: ObligationBucket.annotate({
     description: "overdue, due_soon (inside the reminder window), upcoming, or done (completed or cancelled), " +
       "as of today in the organization's time zone"
   }),
   obligor: Obligor,
-  assignee_user_id: Schema.NullOr(Schema.String),
+  assignee_user_id: Schema.NullOr(Uuid),
   assignee_name: Schema.NullOr(Schema.String).annotate({ description: "The assignee's current name" }),
-  clause_label: Schema.NullOr(Schema.String),
+  clause_label: Schema.NullOr(ClauseLabel),
   clause_excerpt: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
-  evidence_document_id: Schema.NullOr(Schema.String),
-  evidence_note: Schema.NullOr(Schema.String),
+  evidence_document_id: Schema.NullOr(Uuid),
+  evidence_note: Schema.NullOr(EvidenceNote),
   has_evidence: Schema.Boolean,
   completed_at: Schema.NullOr(IsoDateTime),
   cancelled_at: Schema.NullOr(IsoDateTime),
   overdue_notified_at: Schema.NullOr(IsoDateTime),
   escalated_at: Schema.NullOr(IsoDateTime),
-  previous_obligation_id: Schema.NullOr(Schema.String).annotate({
+  previous_obligation_id: Schema.NullOr(ObligationId).annotate({
     description: "The obligation whose completion created this one (recurrence)"
   }),
-  next_obligation_id: Schema.NullOr(Schema.String).annotate({
+  next_obligation_id: Schema.NullOr(ObligationId).annotate({
     description: "The obligation its completion created and that is not cancelled (recurrence)"
   }),
   created_at: IsoDateTime,
@@ -64,26 +72,49 @@ export const Obligation = Schema.Struct({
 }).annotate({ identifier: "ContractObligation" })
 export type Obligation = typeof Obligation.Type
 
-/** The fields of the spec's table a creation may leave out; a PATCH may send any of them. */
-const optionalFields = {
-  recurrence: Schema.optionalKey(Recurrence),
-  remind_days_before: Schema.optionalKey(RemindDaysBefore),
-  obligor: Schema.optionalKey(Obligor),
-  assignee_user_id: Schema.optionalKey(Schema.NullOr(Uuid)),
-  clause_label: Schema.optionalKey(Schema.NullOr(ClauseLabel)),
-  clause_excerpt: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  description: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  evidence_document_id: Schema.optionalKey(Schema.NullOr(Uuid)),
-  evidence_note: Schema.optionalKey(Schema.NullOr(EvidenceNote))
-}
+/** Fields the store reads from other rows with the obligation (names, the successor): never written, so never stale. */
+export const readOnlyFields = ["contract_name", "assignee_name", "next_obligation_id"] as const
 
-export const ObligationCreate = Schema.Struct({
-  contract_id: Uuid,
-  title: Title,
-  type: ObligationType,
-  due_date: IsoDate,
-  ...optionalFields
-}).annotate({ identifier: "ContractObligationCreate" })
+/**
+ * An obligation as stored, with the names it shows read in the same query.
+ * The bucket and `has_evidence` are not stored: they are derived when shown.
+ * `recurrence_anchor_day` and `reminder_sent_at` are internal.
+ */
+export const StoredObligation = Obligation.mapFields(flow(
+  Struct.omit(["bucket", "has_evidence"]),
+  Struct.assign({
+    /** Day of month a recurring series keeps (Jan 31 → Feb 29 → Mar 31); set from `due_date` whenever it is set. */
+    recurrence_anchor_day: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 31 })),
+    /** When the reminder for the current due date and window was sent; cleared when either changes. */
+    reminder_sent_at: Schema.NullOr(IsoDateTime)
+  })
+))
+export type StoredObligation = typeof StoredObligation.Type
+
+/** The stored record itself: what a write sets. */
+export const ObligationRecord = StoredObligation.mapFields(Struct.omit(readOnlyFields))
+export type ObligationRecord = typeof ObligationRecord.Type
+
+/** What a caller may set. */
+const Editable = Obligation.mapFields(Struct.pick([
+  "contract_id",
+  "title",
+  "type",
+  "due_date",
+  "recurrence",
+  "remind_days_before",
+  "obligor",
+  "assignee_user_id",
+  "clause_label",
+  "clause_excerpt",
+  "description",
+  "evidence_document_id",
+  "evidence_note"
+]))
+
+/** The contract, title, type and due date are required; the rest default (see `Obligations.create`). */
+export const ObligationCreate = Editable.mapFields(Struct.mapOmit(["contract_id", "title", "type", "due_date"], Schema.optionalKey))
+  .annotate({ identifier: "ContractObligationCreate" })
 export type ObligationCreate = typeof ObligationCreate.Type
 
 /** `contract_id` is fixed after creation: naming it in a PATCH is a validation failure on that field. */
@@ -91,24 +122,29 @@ const FixedAfterCreation = Schema.Unknown.check(
   Schema.makeFilter(() => "is fixed after creation; create a new obligation for another contract")
 ).annotate({ description: "Refused: fixed after creation" })
 
-export const ObligationUpdate = Schema.Struct({
-  contract_id: Schema.optionalKey(FixedAfterCreation),
-  title: Schema.optionalKey(Title),
-  type: Schema.optionalKey(ObligationType),
-  due_date: Schema.optionalKey(IsoDate.annotate({ description: "Changing it resets the overdue notice and the escalation" })),
-  ...optionalFields
-}).annotate({ identifier: "ContractObligationUpdate" })
+/**
+ * Every editable field may be sent, except `contract_id`: it keeps a refusal
+ * schema in its place rather than being left out, so naming it fails on that
+ * field instead of being dropped as an unknown key.
+ */
+export const ObligationUpdate = Editable.mapFields(flow(
+  Struct.map(Schema.optionalKey),
+  Struct.assign({
+    contract_id: Schema.optionalKey(FixedAfterCreation),
+    due_date: Schema.optionalKey(IsoDate.annotate({ description: "Changing it resets the overdue notice and the escalation" }))
+  })
+)).annotate({ identifier: "ContractObligationUpdate" })
 export type ObligationUpdate = Omit<typeof ObligationUpdate.Type, "contract_id">
 
 /** Optional evidence given when completing. */
-export const ObligationComplete = Schema.Struct({
-  evidence_document_id: optionalFields.evidence_document_id,
-  evidence_note: optionalFields.evidence_note
-}).annotate({ identifier: "ContractObligationComplete" })
+export const ObligationComplete = Editable.mapFields(flow(
+  Struct.pick(["evidence_document_id", "evidence_note"]),
+  Struct.map(Schema.optionalKey)
+)).annotate({ identifier: "ContractObligationComplete" })
 export type ObligationComplete = typeof ObligationComplete.Type
 
 export interface ObligationFilter {
-  readonly contract_id?: string | undefined
+  readonly contract_id?: ContractId | undefined
   readonly status?: ObligationStatus | undefined
   readonly bucket?: ObligationBucket | undefined
   readonly type?: ObligationType | undefined
@@ -116,45 +152,4 @@ export interface ObligationFilter {
   readonly assignee_user_id?: string | undefined
   readonly due_from?: string | undefined
   readonly due_to?: string | undefined
-}
-
-/**
- * An obligation as stored. Names (contract, assignee), the bucket and
- * `has_evidence` are not stored: they are derived when read, so they are never
- * out of step. `reminder_sent_at` and `recurrence_anchor_day` are internal.
- */
-export interface ObligationRecord {
-  readonly id: string
-  readonly contract_id: string
-  readonly title: string
-  readonly type: ObligationType
-  readonly due_date: string
-  readonly recurrence: Recurrence
-  /** Day of month a recurring series keeps (Jan 31 → Feb 29 → Mar 31); set from `due_date` whenever it is set. */
-  readonly recurrence_anchor_day: number
-  readonly remind_days_before: number
-  readonly status: ObligationStatus
-  readonly obligor: Obligor
-  readonly assignee_user_id: string | null
-  readonly clause_label: string | null
-  readonly clause_excerpt: string | null
-  readonly description: string | null
-  readonly evidence_document_id: string | null
-  readonly evidence_note: string | null
-  readonly completed_at: string | null
-  readonly cancelled_at: string | null
-  /** When the reminder for the current due date and window was sent; cleared when either changes. */
-  readonly reminder_sent_at: string | null
-  readonly overdue_notified_at: string | null
-  readonly escalated_at: string | null
-  readonly previous_obligation_id: string | null
-  readonly created_at: string
-  readonly updated_at: string
-}
-
-/** A stored obligation with the names it shows, read in the same query. */
-export interface StoredObligation extends ObligationRecord {
-  readonly contract_name: string
-  readonly assignee_name: string | null
-  readonly next_obligation_id: string | null
 }

@@ -1,26 +1,28 @@
-import type { ObligationBucket, ObligationStatus, Recurrence } from "./model.ts"
+import { transitionTable } from "../shared/transitions.ts"
+import { type NoticeKind, type ObligationBucket, ObligationStatus, type Recurrence } from "./model.ts"
 
-/**
- * Where an obligation may go from each status. Completed obligations can be
- * reopened; cancelled is final.
- */
-export const obligationTransitions: Readonly<Record<ObligationStatus, ReadonlyArray<ObligationStatus>>> = {
-  pending: ["completed", "cancelled"],
-  completed: ["pending"],
-  cancelled: []
-}
+export type { NoticeKind }
+
+/** The lifecycle of an obligation. Completed obligations can be reopened; cancelled is final. */
+export const obligationLifecycle = transitionTable(ObligationStatus.literals, {
+  complete: { from: ["pending"], to: "completed" },
+  reopen: { from: ["completed"], to: "pending" },
+  cancel: { from: ["pending"], to: "cancelled" }
+})
+export type ObligationAction = keyof typeof obligationLifecycle.rules
+
+/** Where an obligation may go from each status. */
+export const obligationTransitions = obligationLifecycle.moves
 
 /** Staying in the same status is not a move: completing a completed obligation is refused. */
-export const canTransition = (from: ObligationStatus, to: ObligationStatus): boolean =>
-  obligationTransitions[from].includes(to)
+export const canTransition = obligationLifecycle.can
 
 /** The status each lifecycle action leads to. */
-export const actionTarget = {
-  complete: "completed",
-  reopen: "pending",
-  cancel: "cancelled"
-} as const satisfies Record<string, ObligationStatus>
-export type ObligationAction = keyof typeof actionTarget
+export const actionTarget: { readonly [A in ObligationAction]: ObligationStatus } = {
+  complete: obligationLifecycle.rules.complete.to,
+  reopen: obligationLifecycle.rules.reopen.to,
+  cancel: obligationLifecycle.rules.cancel.to
+}
 
 // --- calendar dates (YYYY-MM-DD), computed on day numbers so no local clock or offset leaks in ---
 
@@ -66,22 +68,8 @@ export const daysBetween = (from: string, to: string): number => dayNumber(to) -
 
 export const addDays = (date: string, days: number): string => fromDayNumber(dayNumber(date) + days)
 
-const dateFormats = new Map<string, Intl.DateTimeFormat>()
-
-/**
- * The calendar date at `epochMs` in an IANA time zone: "today" for an
- * organization. The zone must be valid (organizations only store valid ones).
- */
-export const localDate = (epochMs: number, timeZone: string): string => {
-  let formatter = dateFormats.get(timeZone)
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    dateFormats.set(timeZone, formatter)
-  }
-  const fields = formatter.formatToParts(epochMs)
-  const get = (type: string) => Number(fields.find((p) => p.type === type)!.value)
-  return format(get("year"), get("month"), get("day"))
-}
+/** "Today" for an organization: the calendar date at an instant in its time zone (shared with every area). */
+export { localDate } from "../shared/time.ts"
 
 // --- recurrence ---
 
@@ -138,8 +126,6 @@ export const deriveBucket = (
 /** Evidence exists when a document is linked or a note is written. */
 export const hasEvidence = (o: { readonly evidence_document_id: string | null; readonly evidence_note: string | null }): boolean =>
   o.evidence_document_id !== null || (o.evidence_note !== null && o.evidence_note.trim() !== "")
-
-export type NoticeKind = "reminder" | "overdue" | "escalation"
 
 /**
  * Which notices a pending obligation is due on `today`, before looking at what

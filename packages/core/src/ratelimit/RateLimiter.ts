@@ -1,8 +1,8 @@
-import { Clock, Context, DateTime, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { orDie } from "../shared/sql.ts"
 
-/** A limit: at most `limit` requests per fixed window of `windowSeconds`, per key. */
+/** A limit: at most `limit` requests in any span of `windowSeconds`, per key. */
 export interface RatePolicy {
   /** Names the policy in the `RateLimit` / `RateLimit-Policy` headers, e.g. `heavy`. */
   readonly name: string
@@ -13,97 +13,156 @@ export interface RatePolicy {
 export interface RateDecision {
   readonly allowed: boolean
   readonly limit: number
-  /** Requests left in the current window after this one. */
+  /** Requests the key may still make now, after this one. */
   readonly remaining: number
-  /** Seconds until the current window ends (at least 1). */
+  /**
+   * Seconds (at least 1) until the key may make one more request than now:
+   * for a refusal, when the next request will be admitted.
+   */
   readonly resetSeconds: number
 }
 
-/** Where the current window starts and how far away its end is. */
-export const windowOf = (nowMs: number, policy: RatePolicy) => {
-  const size = policy.windowSeconds * 1000
-  const start = Math.floor(nowMs / size) * size
-  return { start, resetSeconds: Math.max(1, Math.ceil((start + size - nowMs) / 1000)) }
-}
+const secondsUntil = (atMs: number, nowMs: number) => Math.max(1, Math.ceil((atMs - nowMs) / 1000))
 
 /**
- * Counts requests per key in fixed windows aligned to the epoch. A refused
- * request does not count, so a client that keeps retrying is admitted again as
- * soon as the window turns. The current time comes from `Clock`.
+ * The sliding log (docs/decisions.md, "Rate limits"): a key's admitted
+ * requests are kept with their times, and a request is admitted only while
+ * fewer than `limit` of them fall in the last `windowSeconds` — (now − window,
+ * now]. No span of the window's length ever holds more than the limit, across
+ * any clock boundary. Returns the decision and the log to keep (times in the
+ * window, ascending).
+ */
+export const slidingLog = (
+  hits: ReadonlyArray<number>,
+  nowMs: number,
+  policy: RatePolicy
+): { readonly decision: RateDecision; readonly hits: ReadonlyArray<number> } => {
+  const windowMs = policy.windowSeconds * 1000
+  const live = hits.filter((t) => t > nowMs - windowMs).sort((a, b) => a - b)
+  if (live.length >= policy.limit) {
+    // The request after this one waits for enough of the window to slide past: the entry
+    // `limit` places from the newest leaves it first.
+    const frees = live[live.length - policy.limit]! + windowMs
+    return {
+      decision: { allowed: false, limit: policy.limit, remaining: 0, resetSeconds: secondsUntil(frees, nowMs) },
+      hits: live
+    }
+  }
+  const next = [...live, nowMs]
+  return {
+    decision: {
+      allowed: true,
+      limit: policy.limit,
+      remaining: policy.limit - next.length,
+      resetSeconds: secondsUntil(next[0]! + windowMs, nowMs)
+    },
+    hits: next
+  }
+}
+
+/** The log after giving back one admitted request: the newest entry still in the window goes. */
+export const withoutNewest = (hits: ReadonlyArray<number>, nowMs: number, policy: RatePolicy): ReadonlyArray<number> => {
+  const live = hits.filter((t) => t > nowMs - policy.windowSeconds * 1000).sort((a, b) => a - b)
+  return live.slice(0, -1)
+}
+
+/** Keys are swept this often (in consumes per process) once their last window has passed. */
+const SWEEP_EVERY = 1_000
+
+/**
+ * Limits requests per key with an exact sliding window (a sliding log): the
+ * limit holds over every span of the window's length, not per clock-aligned
+ * window, so a burst just before a minute boundary and another just after it
+ * cannot add up to twice the limit. A refused request does not count. The
+ * current time comes from `Clock`.
  */
 export class RateLimiter extends Context.Service<RateLimiter, {
   readonly consume: (key: string, policy: RatePolicy) => Effect.Effect<RateDecision>
   /**
-   * Gives back one request admitted in the current window, for policies that
+   * Gives back one admitted request still in the window, for policies that
    * count only failures: consume first (so concurrent attempts cannot pass the
-   * limit together), refund when the attempt succeeds. A no-op once the window
-   * has turned.
+   * limit together), refund when the attempt succeeds. A no-op once the
+   * request has left the window.
    */
   readonly refund: (key: string, policy: RatePolicy) => Effect.Effect<void>
 }>()("@opsplatform/core/ratelimit/RateLimiter") {
-  /** One process: counters in memory. */
+  /** One process: each key's log in memory. */
   static readonly layerMemory: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, () => {
-    const windows = new Map<string, { start: number; count: number }>()
+    const logs = new Map<string, { hits: ReadonlyArray<number>; expiresMs: number }>()
+    let consumed = 0
     const sweep = (now: number) => {
-      // Keys whose window ended a day ago are dropped so the map stays bounded by active keys.
-      for (const [key, w] of windows) if (w.start < now - 86_400_000) windows.delete(key)
+      for (const [key, log] of logs) if (log.expiresMs <= now) logs.delete(key)
     }
     return RateLimiter.of({
       consume: (key, policy) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
-          const { resetSeconds, start } = windowOf(now, policy)
-          if (windows.size > 10_000) sweep(now)
-          const current = windows.get(key)
-          const count = current === undefined || current.start < start ? 0 : current.count
-          const windowStart = current === undefined ? start : Math.max(current.start, start)
-          if (count >= policy.limit) return { allowed: false, limit: policy.limit, remaining: 0, resetSeconds }
-          windows.set(key, { start: windowStart, count: count + 1 })
-          return { allowed: true, limit: policy.limit, remaining: policy.limit - count - 1, resetSeconds }
+          if (++consumed % SWEEP_EVERY === 0) sweep(now)
+          const current = logs.get(key)
+          const { decision, hits } = slidingLog(current?.hits ?? [], now, policy)
+          if (decision.allowed) {
+            logs.set(key, { hits, expiresMs: Math.max(current?.expiresMs ?? 0, now + policy.windowSeconds * 1000) })
+          }
+          return decision
         }),
       refund: (key, policy) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
-          const current = windows.get(key)
-          if (current !== undefined && current.start === windowOf(now, policy).start && current.count > 0) {
-            windows.set(key, { start: current.start, count: current.count - 1 })
-          }
+          const current = logs.get(key)
+          if (current !== undefined) logs.set(key, { ...current, hits: withoutNewest(current.hits, now, policy) })
         })
     })
   })
 
   /**
-   * Many processes on one PostgreSQL: one row per key holds the current window
-   * and its count, advanced by a single atomic upsert that admits a request
-   * only while the count is below the limit, so the processes together never
-   * admit more than the limit in a window.
+   * Many processes on one PostgreSQL: one row per key holds its log (the
+   * admitted times in milliseconds), advanced by a single atomic upsert that
+   * drops the times that left the window and appends the new one only while
+   * fewer than the limit remain — so the processes together never admit more
+   * than the limit in any window-long span.
    */
   static readonly layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = Layer.effect(
     RateLimiter,
-    Effect.map(SqlClient.SqlClient, (sql) =>
-      RateLimiter.of({
+    Effect.map(SqlClient.SqlClient, (sql) => {
+      let consumed = 0
+      const parse = (text: string | null | undefined): Array<number> =>
+        text === null || text === undefined || text === "" ? [] : text.split(",").map(Number)
+      const readLog = (key: string) =>
+        orDie(sql<{ readonly hits: string }>`SELECT array_to_string(hits, ',') AS hits FROM rate_limit_logs WHERE key = ${key}`)
+          .pipe(Effect.map((rows) => parse(rows[0]?.hits)))
+      const sweep = (now: number) => orDie(sql`DELETE FROM rate_limit_logs WHERE expires_ms <= ${now}`).pipe(Effect.asVoid)
+      return RateLimiter.of({
         consume: (key, policy) =>
           Effect.gen(function*() {
             const now = yield* Clock.currentTimeMillis
-            const { resetSeconds, start } = windowOf(now, policy)
-            const rows = yield* orDie(sql`INSERT INTO rate_limit_counters (key, window_start, count)
-              VALUES (${key}, ${DateTime.formatIso(DateTime.makeUnsafe(start))}, 1)
+            if (++consumed % SWEEP_EVERY === 0) yield* sweep(now)
+            const windowMs = policy.windowSeconds * 1000
+            const cutoff = now - windowMs
+            const rows = yield* orDie(sql<{ readonly hits: string }>`INSERT INTO rate_limit_logs AS l (key, hits, expires_ms)
+              VALUES (${key}, ARRAY[${now}::bigint], ${now + windowMs})
               ON CONFLICT (key) DO UPDATE SET
-                count = CASE WHEN rate_limit_counters.window_start < EXCLUDED.window_start THEN 1
-                  ELSE rate_limit_counters.count + 1 END,
-                window_start = GREATEST(rate_limit_counters.window_start, EXCLUDED.window_start)
-              WHERE rate_limit_counters.window_start < EXCLUDED.window_start
-                OR rate_limit_counters.count < ${policy.limit}
-              RETURNING count`)
-            const row = rows[0] as { count: number } | undefined
-            return row === undefined
-              ? { allowed: false, limit: policy.limit, remaining: 0, resetSeconds }
-              : { allowed: true, limit: policy.limit, remaining: Math.max(0, policy.limit - Number(row.count)), resetSeconds }
+                hits = ARRAY(SELECT h FROM unnest(l.hits) AS h WHERE h > ${cutoff} ORDER BY h) || ${now}::bigint,
+                expires_ms = GREATEST(l.expires_ms, EXCLUDED.expires_ms)
+              WHERE (SELECT count(*) FROM unnest(l.hits) AS h WHERE h > ${cutoff}) < ${policy.limit}
+              RETURNING array_to_string(hits, ',') AS hits`)
+            if (rows.length > 0) {
+              // Admitted: the log as stored now includes this request.
+              const hits = parse(rows[0]!.hits)
+              return slidingLog(hits.slice(0, -1), now, policy).decision
+            }
+            // Refused: read the log to say when the next request is admitted (a log that slid
+            // free in between still answers with the shortest wait).
+            const { decision } = slidingLog(yield* readLog(key), now, policy)
+            return decision.allowed ? { allowed: false, limit: policy.limit, remaining: 0, resetSeconds: 1 } : decision
           }),
         refund: (key, policy) =>
           Effect.gen(function*() {
-            const { start } = windowOf(yield* Clock.currentTimeMillis, policy)
-            yield* orDie(sql`UPDATE rate_limit_counters SET count = count - 1
-              WHERE key = ${key} AND window_start = ${DateTime.formatIso(DateTime.makeUnsafe(start))} AND count > 0`)
+            const cutoff = (yield* Clock.currentTimeMillis) - policy.windowSeconds * 1000
+            yield* orDie(sql`UPDATE rate_limit_logs SET hits = ARRAY(
+                SELECT h FROM (SELECT h, row_number() OVER (ORDER BY h DESC) AS newest
+                  FROM unnest(hits) AS h WHERE h > ${cutoff}) AS live
+                WHERE newest > 1 ORDER BY h)
+              WHERE key = ${key}`)
           })
-      }))
+      })
+    })
   )
 }

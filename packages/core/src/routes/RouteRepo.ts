@@ -1,98 +1,95 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
+import { Json, NullableNumeric, NullableTimestamp, Numeric, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { keysetPage } from "../shared/sqlPage.ts"
-import type { Tenant } from "../shared/tenant.ts"
-import { toIso, toIsoOrNull } from "../shared/time.ts"
-import type { DeliveryRoute, RouteFilter, Stop } from "./model.ts"
+import { tenantTable } from "../shared/tables.ts"
+import type { Tenant, TenantScoped } from "../shared/tenant.ts"
+import {
+  Address,
+  DeliveryRoute,
+  type RouteFilter,
+  type RouteId,
+  RouteRecord,
+  type Stop,
+  StopRecord
+} from "./model.ts"
 
-/** A route as stored: everything but the derived stop count. */
-export type RouteRecord = Omit<DeliveryRoute, "stop_count">
+/** How a route's columns are stored where they differ from the record. */
+const routeColumns = {
+  route_date: Timestamp,
+  start_address: Schema.NullOr(Json(Address)),
+  capacity_kg: NullableNumeric,
+  total_distance_km: NullableNumeric,
+  optimized_at: NullableTimestamp,
+  dispatched_at: NullableTimestamp,
+  started_at: NullableTimestamp,
+  completed_at: NullableTimestamp,
+  cancelled_at: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}
+
+/** A stored route, as written. */
+export const RouteRow = RouteRecord.mapFields(Struct.assign(routeColumns))
+
+/** A stored route as read: the record and the count of its stops (derived in the SELECT). */
+export const DeliveryRouteRow = DeliveryRoute.mapFields(Struct.assign(routeColumns))
+
+export const StopRow = StopRecord.mapFields(Struct.assign({
+  address: Schema.NullOr(Json(Address)),
+  weight_kg: Numeric,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}))
+
+const NumberRow = Schema.Struct({ last_number: Schema.Int })
+
+const withoutRoute = ({ route_id: _, ...stop }: StopRecord): Stop => stop
 
 /**
- * Storage port for delivery routes and their stops. Stops keep a dense
- * `position` 1..n per route; removing one closes the gap. `lock` reads a route
- * and holds it until the transaction ends, so concurrent changes of one route
- * (a dispatch and its ordinal above all) run one after another.
+ * Storage port for delivery routes and their stops (both tenant-owned). Stops
+ * keep a dense `position` 1..n per route; removing one closes the gap. `lock`
+ * reads a route and holds it until the transaction ends, so concurrent
+ * changes of one route (a dispatch and its ordinal above all) run one after
+ * another.
  */
-export class RouteRepo extends Context.Service<RouteRepo, {
+export class RouteRepo extends Context.Service<RouteRepo, TenantScoped<{
   /** The next route number of the tenant (1, 2, ...); rolled back with its transaction. */
   readonly nextNumber: (tenant: Tenant) => Effect.Effect<number>
   readonly insert: (tenant: Tenant, route: RouteRecord) => Effect.Effect<void>
+  /** Writes the route; its number and creation time never change. */
   readonly update: (tenant: Tenant, route: RouteRecord) => Effect.Effect<void>
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<DeliveryRoute>>
   readonly lock: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<DeliveryRoute>>
   readonly list: (tenant: Tenant, filter: RouteFilter, page: PageRequest) => Effect.Effect<Page<DeliveryRoute>>
   /** The route's stops by position. */
   readonly stops: (tenant: Tenant, routeId: string) => Effect.Effect<ReadonlyArray<Stop>>
-  readonly insertStops: (tenant: Tenant, routeId: string, stops: ReadonlyArray<Stop>) => Effect.Effect<void>
-  readonly updateStop: (tenant: Tenant, routeId: string, stop: Stop) => Effect.Effect<void>
+  readonly insertStops: (tenant: Tenant, routeId: RouteId, stops: ReadonlyArray<Stop>) => Effect.Effect<void>
+  /** Writes a stop of the route; its position (see `setStopOrder`) and creation time never change. */
+  readonly updateStop: (tenant: Tenant, routeId: RouteId, stop: Stop) => Effect.Effect<void>
   /** Removes a stop and moves the ones after it up by one; false when there was none. */
   readonly removeStop: (tenant: Tenant, routeId: string, stopId: string) => Effect.Effect<boolean>
   /** Gives the stops positions 1..n in the order of `stopIds` (every stop of the route, once). */
   readonly setStopOrder: (tenant: Tenant, routeId: string, stopIds: ReadonlyArray<string>, at: string) => Effect.Effect<void>
-}>()("@opsplatform/core/routes/RouteRepo") {
+  /** The tenant's routes that use the vehicle and are neither COMPLETED nor CANCELLED, oldest first. */
+  readonly unfinishedWithVehicle: (tenant: Tenant, vehicleId: string) => Effect.Effect<ReadonlyArray<RouteRecord>>
+}>>()("@opsplatform/core/routes/RouteRepo") {
   static readonly layerSql: Layer.Layer<RouteRepo, never, SqlClient.SqlClient> = Layer.effect(
     RouteRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-      const decode = (r: any): DeliveryRoute => ({
-        id: r.id,
-        number: r.number,
-        name: r.name,
-        status: r.status,
-        route_date: toIso(r.route_date),
-        start_location_id: r.start_location_id,
-        start_address: r.start_address ?? null,
-        start_latitude: Number(r.start_latitude),
-        start_longitude: Number(r.start_longitude),
-        round_trip: r.round_trip,
-        vehicle_id: r.vehicle_id,
-        driver_id: r.driver_id,
-        capacity_kg: num(r.capacity_kg),
-        capacity_parcels: num(r.capacity_parcels),
-        total_distance_km: num(r.total_distance_km),
-        total_duration_minutes: num(r.total_duration_minutes),
-        optimized_at: toIsoOrNull(r.optimized_at),
-        optimizer: r.optimizer,
-        dispatched_at: toIsoOrNull(r.dispatched_at),
-        started_at: toIsoOrNull(r.started_at),
-        completed_at: toIsoOrNull(r.completed_at),
-        cancelled_at: toIsoOrNull(r.cancelled_at),
-        gate_visit_id: r.gate_visit_id,
-        notes: r.notes,
-        stop_count: Number(r.stop_count),
-        dispatch_count: Number(r.dispatch_count),
-        created_at: toIso(r.created_at),
-        updated_at: toIso(r.updated_at)
+      const records = tenantTable(sql, { name: "delivery_routes", row: RouteRow, fixed: ["number", "created_at"] })
+      const routes = tenantTable(sql, {
+        name: "delivery_routes",
+        row: DeliveryRouteRow,
+        select: (sql) =>
+          sql`*, (SELECT count(*)::int FROM delivery_route_stops s WHERE s.route_id = delivery_routes.id) AS stop_count`
       })
-      const decodeStop = (r: any): Stop => ({
-        id: r.id,
-        position: Number(r.position),
-        label: r.label,
-        address: r.address ?? null,
-        latitude: Number(r.latitude),
-        longitude: Number(r.longitude),
-        parcels: Number(r.parcels),
-        weight_kg: Number(r.weight_kg),
-        service_minutes: Number(r.service_minutes),
-        window_start: r.window_start,
-        window_end: r.window_end,
-        notes: r.notes,
-        created_at: toIso(r.created_at),
-        updated_at: toIso(r.updated_at)
-      })
-      const tenantIs = (t: Tenant) => sql`organization_id = ${t.organizationId} AND environment = ${t.environment}`
-      const withStopCount = sql`*, (SELECT count(*)::int FROM delivery_route_stops s WHERE s.route_id = delivery_routes.id)
-        AS stop_count`
-      const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
-      const findWith = (lock: boolean) => (tenant: Tenant, id: string) =>
-        orDie(sql`SELECT ${withStopCount} FROM delivery_routes WHERE id = ${id} AND ${tenantIs(tenant)}
-          ${lock ? sql`FOR UPDATE OF delivery_routes` : sql``}`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), decode))
-        )
+      const stops = tenantTable(sql, { name: "delivery_route_stops", row: StopRow, fixed: ["route_id", "position", "created_at"] })
+      const decodeNumber = Schema.decodeUnknownEffect(NumberRow)
+      const findWith = (forUpdate: boolean) => (tenant: Tenant, id: string) =>
+        routes.findById(tenant, id, { forUpdate })
 
       return RouteRepo.of({
         nextNumber: (tenant) =>
@@ -100,82 +97,49 @@ export class RouteRepo extends Context.Service<RouteRepo, {
             VALUES (${tenant.organizationId}, ${tenant.environment}, 1)
             ON CONFLICT (organization_id, environment)
             DO UPDATE SET last_number = delivery_route_numbers.last_number + 1
-            RETURNING last_number`).pipe(Effect.map((rows) => Number((rows[0] as any).last_number))),
-        insert: (tenant, r) =>
-          orDie(sql`INSERT INTO delivery_routes (id, organization_id, environment, number, name, status, route_date,
-              start_location_id, start_address, start_latitude, start_longitude, round_trip, vehicle_id, driver_id,
-              capacity_kg, capacity_parcels, total_distance_km, total_duration_minutes, optimized_at, optimizer,
-              dispatched_at, started_at, completed_at, cancelled_at, gate_visit_id, notes, dispatch_count,
-              created_at, updated_at)
-            VALUES (${r.id}, ${tenant.organizationId}, ${tenant.environment}, ${r.number}, ${r.name}, ${r.status},
-              ${r.route_date}, ${r.start_location_id}, ${json(r.start_address)}::jsonb, ${r.start_latitude},
-              ${r.start_longitude}, ${r.round_trip}, ${r.vehicle_id}, ${r.driver_id}, ${r.capacity_kg},
-              ${r.capacity_parcels}, ${r.total_distance_km}, ${r.total_duration_minutes}, ${r.optimized_at},
-              ${r.optimizer}, ${r.dispatched_at}, ${r.started_at}, ${r.completed_at}, ${r.cancelled_at},
-              ${r.gate_visit_id}, ${r.notes}, ${r.dispatch_count}, ${r.created_at}, ${r.updated_at})`).pipe(
-            Effect.asVoid
+            RETURNING last_number`).pipe(
+            Effect.flatMap((rows) => Effect.orDie(decodeNumber(rows[0]))),
+            Effect.map((row) => row.last_number)
           ),
-        update: (tenant, r) =>
-          orDie(sql`UPDATE delivery_routes SET name = ${r.name}, status = ${r.status}, route_date = ${r.route_date},
-              start_location_id = ${r.start_location_id}, start_address = ${json(r.start_address)}::jsonb,
-              start_latitude = ${r.start_latitude}, start_longitude = ${r.start_longitude}, round_trip = ${r.round_trip},
-              vehicle_id = ${r.vehicle_id}, driver_id = ${r.driver_id}, capacity_kg = ${r.capacity_kg},
-              capacity_parcels = ${r.capacity_parcels}, total_distance_km = ${r.total_distance_km},
-              total_duration_minutes = ${r.total_duration_minutes}, optimized_at = ${r.optimized_at},
-              optimizer = ${r.optimizer}, dispatched_at = ${r.dispatched_at}, started_at = ${r.started_at},
-              completed_at = ${r.completed_at}, cancelled_at = ${r.cancelled_at}, gate_visit_id = ${r.gate_visit_id},
-              notes = ${r.notes}, dispatch_count = ${r.dispatch_count}, updated_at = ${r.updated_at}
-            WHERE id = ${r.id} AND ${tenantIs(tenant)}`).pipe(Effect.asVoid),
+        insert: (tenant, route) => orDie(records.insert(tenant, route)),
+        update: (tenant, route) => orDie(records.update(tenant, route)).pipe(Effect.asVoid),
         find: findWith(false),
         lock: findWith(true),
         list: (tenant, f, page) =>
-          keysetPage(sql, {
-            table: "delivery_routes",
-            select: withStopCount,
-            where: sql.and([
-              tenantIs(tenant),
-              f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-              f.routeDateFrom === undefined ? sql`TRUE` : sql`route_date >= ${f.routeDateFrom}::timestamptz`,
-              f.routeDateBefore === undefined ? sql`TRUE` : sql`route_date < ${f.routeDateBefore}::timestamptz`
-            ]),
-            page,
-            decode
-          }),
+          routes.page(tenant, [
+            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
+            f.routeDateFrom === undefined ? sql`TRUE` : sql`route_date >= ${f.routeDateFrom}::timestamptz`,
+            f.routeDateBefore === undefined ? sql`TRUE` : sql`route_date < ${f.routeDateBefore}::timestamptz`
+          ], page),
         stops: (tenant, routeId) =>
-          orDie(sql`SELECT * FROM delivery_route_stops WHERE route_id = ${routeId} AND ${tenantIs(tenant)}
-            ORDER BY position`).pipe(Effect.map((rows) => rows.map(decodeStop))),
-        insertStops: (tenant, routeId, stops) =>
-          stops.length === 0 ? Effect.void : orDie(sql`INSERT INTO delivery_route_stops (id, route_id, organization_id,
-              environment, position, label, address, latitude, longitude, parcels, weight_kg, service_minutes,
-              window_start, window_end, notes, created_at, updated_at)
-            SELECT x.id, ${routeId}, ${tenant.organizationId}, ${tenant.environment}, x.position, x.label, x.address,
-              x.latitude, x.longitude, x.parcels, x.weight_kg, x.service_minutes, x.window_start, x.window_end,
-              x.notes, x.created_at, x.updated_at
-            FROM jsonb_to_recordset(${JSON.stringify(stops)}::jsonb) AS x(id uuid, position int, label text,
-              address jsonb, latitude double precision, longitude double precision, parcels int,
-              weight_kg numeric, service_minutes int, window_start text, window_end text, notes text,
-              created_at timestamptz, updated_at timestamptz)`).pipe(Effect.asVoid),
-        updateStop: (tenant, routeId, s) =>
-          orDie(sql`UPDATE delivery_route_stops SET label = ${s.label}, address = ${json(s.address)}::jsonb,
-              latitude = ${s.latitude}, longitude = ${s.longitude}, parcels = ${s.parcels},
-              weight_kg = ${s.weight_kg}, service_minutes = ${s.service_minutes}, window_start = ${s.window_start},
-              window_end = ${s.window_end}, notes = ${s.notes}, updated_at = ${s.updated_at}
-            WHERE id = ${s.id} AND route_id = ${routeId} AND ${tenantIs(tenant)}`).pipe(Effect.asVoid),
+          stops.findAll(tenant, [sql`route_id = ${routeId}`], sql`position`).pipe(
+            Effect.map((rows) => rows.map(withoutRoute))
+          ),
+        insertStops: (tenant, routeId, added) =>
+          orDie(stops.insertAll(tenant, added.map((stop) => ({ ...stop, route_id: routeId })))),
+        updateStop: (tenant, routeId, stop) =>
+          orDie(stops.update(tenant, { ...stop, route_id: routeId }, [sql`route_id = ${routeId}`])).pipe(Effect.asVoid),
         removeStop: (tenant, routeId, stopId) =>
           Effect.gen(function*() {
-            const removed = yield* orDie(sql`DELETE FROM delivery_route_stops
-              WHERE id = ${stopId} AND route_id = ${routeId} AND ${tenantIs(tenant)} RETURNING position`)
-            if (removed.length === 0) return false
-            yield* orDie(sql`UPDATE delivery_route_stops SET position = position - 1
-              WHERE route_id = ${routeId} AND ${tenantIs(tenant)} AND position > ${(removed[0] as any).position}`)
+            const removed = yield* stops.one(sql`DELETE FROM ${stops.name}
+              WHERE ${stops.where(tenant, [sql`id = ${stopId}`, sql`route_id = ${routeId}`])} RETURNING *`)
+            if (Option.isNone(removed)) return false
+            yield* orDie(sql`UPDATE ${stops.name} SET position = position - 1
+              WHERE ${stops.where(tenant, [sql`route_id = ${routeId}`, sql`position > ${removed.value.position}`])}`)
             return true
           }),
         setStopOrder: (tenant, routeId, stopIds, at) =>
-          orDie(sql`UPDATE delivery_route_stops s SET position = o.ord::int, updated_at = ${at}
+          orDie(sql`UPDATE ${stops.name} s SET position = o.ord::int, updated_at = ${at}
             FROM jsonb_array_elements_text(${JSON.stringify(stopIds)}::jsonb) WITH ORDINALITY AS o(id, ord)
-            WHERE s.id = o.id::uuid AND s.route_id = ${routeId}
-              AND s.organization_id = ${tenant.organizationId} AND s.environment = ${tenant.environment}
-              AND s.position <> o.ord::int`).pipe(Effect.asVoid)
+            WHERE ${
+            stops.where(tenant, [sql`s.id = o.id::uuid`, sql`s.route_id = ${routeId}`, sql`s.position <> o.ord::int`])
+          }`).pipe(Effect.asVoid),
+        unfinishedWithVehicle: (tenant, vehicleId) =>
+          records.findAll(
+            tenant,
+            [sql`vehicle_id = ${vehicleId}`, sql`status NOT IN ('COMPLETED', 'CANCELLED')`],
+            sql`created_at, id`
+          )
       })
     })
   )

@@ -1,41 +1,35 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import { event, routeDispatchedEventId } from "../events/catalog.ts"
-import { Outbox } from "../events/Outbox.ts"
+import type { Outbox } from "../events/Outbox.ts"
+import { FleetRepo } from "../fleet/FleetRepo.ts"
+import type { FleetVehicle } from "../fleet/model.ts"
 import { LocationRepo } from "../locations/LocationRepo.ts"
-import { Conflict, InvalidTransition, NotFound, Unprocessable, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { changedKeys } from "../shared/changes.ts"
+import { Conflict, type InvalidTransition, NotFound, type Unprocessable, ValidationFailed } from "../shared/errors.ts"
+import { Ids, newId } from "../shared/Ids.ts"
+import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import { isUuid } from "../shared/schemas.ts"
-import { nowIso } from "../shared/time.ts"
+import { dayStart, nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
+import { clearOptimization, recordOf, RouteAccess } from "./access.ts"
+import { RouteLifecycle } from "./lifecycle.ts"
 import {
-  type AddressInput,
   type DeliveryRoute,
   type DeliveryRouteWithStops,
-  MAX_STOPS,
   normalizeAddress,
-  type RouteAction,
   type RouteCreate,
+  RouteId,
   type RouteListFilter,
+  type RouteRecord,
   type RouteUpdate,
   type Stop,
   type StopCreate,
   type StopUpdate
 } from "./model.ts"
-import { Optimizer } from "./Optimizer.ts"
-import { type RouteRecord, RouteRepo } from "./RouteRepo.ts"
-import {
-  capacityOverflow,
-  editableRouteFields,
-  formatRouteNumber,
-  geometryFields,
-  routeTransitions,
-  stopsEditable,
-  transition,
-  windowIsOrdered
-} from "./rules.ts"
+import { RouteRepo } from "./RouteRepo.ts"
+import { editableRouteFields, formatRouteNumber, geometryFields } from "./rules.ts"
+import { newStop, RouteStops, windowIssues } from "./stops.ts"
 
 type Detail = DeliveryRouteWithStops
 type Issue = { field: string; issue: string }
@@ -43,42 +37,31 @@ type Issue = { field: string; issue: string }
 /** An instant as the API reports it: UTC, millisecond precision. */
 const normalizeInstant = (s: string): string => DateTime.formatIso(DateTime.makeUnsafe(s))
 
-/** The instant a calendar day starts in a time zone. */
-const dayStart = (date: string, timeZone: string): string => {
-  const [year, month, day] = date.split("-").map(Number) as [number, number, number]
-  const zoned = DateTime.makeZonedUnsafe({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, {
-    timeZone,
-    adjustForTimeZone: true
-  })
-  return DateTime.formatIso(DateTime.toUtc(zoned))
-}
-
 const nextDay = (date: string): string => {
   const [year, month, day] = date.split("-").map(Number) as [number, number, number]
   return DateTime.formatIsoDate(DateTime.add(DateTime.makeUnsafe({ year, month, day }), { days: 1 }))
 }
 
-const stripCount = ({ stop_count: _, ...record }: DeliveryRoute): RouteRecord => record
-
-const clearOptimization = <R extends RouteRecord>(route: R): R => ({
-  ...route,
-  total_distance_km: null,
-  total_duration_minutes: null,
-  optimized_at: null,
-  optimizer: null
+/**
+ * A route's capacities follow the vehicle it is given, unless the same
+ * request sets them (decided: docs/decisions.md, "Fleet vehicles and court
+ * cases"): a capacity left out takes the vehicle's, even when the vehicle
+ * has none recorded (then the route has none either).
+ */
+const capacitiesFrom = (
+  vehicle: FleetVehicle,
+  given: Pick<RouteUpdate, "capacity_kg" | "capacity_parcels">,
+  otherwise: Pick<RouteRecord, "capacity_kg" | "capacity_parcels">
+): Pick<RouteRecord, "capacity_kg" | "capacity_parcels"> => ({
+  capacity_kg: given.capacity_kg === undefined ? vehicle.capacity_kg : otherwise.capacity_kg,
+  capacity_parcels: given.capacity_parcels === undefined ? vehicle.capacity_parcels : otherwise.capacity_parcels
 })
-
-const windowIssues = (prefix: string, stop: { window_start: string | null; window_end: string | null }): Array<Issue> =>
-  windowIsOrdered(stop.window_start, stop.window_end)
-    ? []
-    : [{ field: `${prefix}window_end`, issue: "must be later than window_start" }]
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /**
  * Delivery routes: planning (stops, optimization), the lifecycle, and the
  * `delivery_route.dispatched` event, written to the outbox in the dispatch's
- * own transaction.
+ * own transaction. The stops are `RouteStops` (stops.ts), the lifecycle
+ * `RouteLifecycle` (lifecycle.ts); this file creates, reads and edits routes.
  */
 export class Routes extends Context.Service<Routes, {
   readonly create: (tenant: Tenant, input: RouteCreate) => Effect.Effect<Detail, NotFound | ValidationFailed>
@@ -98,34 +81,30 @@ export class Routes extends Context.Service<Routes, {
   static readonly layer: Layer.Layer<
     Routes,
     never,
-    RouteRepo | LocationRepo | TenancyRepo | Outbox | Ids | Transactor
+    RouteRepo | LocationRepo | FleetRepo | TenancyRepo | Outbox | Ids | Transactor
   > = Layer.effect(
     Routes,
     Effect.gen(function*() {
-      const repo = yield* RouteRepo
+      const { found, repo, reread, withStops } = yield* RouteAccess
       const locations = yield* LocationRepo
+      const fleet = yield* FleetRepo
       const tenancy = yield* TenancyRepo
-      const outbox = yield* Outbox
       const ids = yield* Ids
       const tx = yield* Transactor
-      const optimizer = yield* Optimizer
-
-      const notFound = (id: string) => new NotFound({ resource: "delivery route", id })
-      const found = (tenant: Tenant, id: string, lock: boolean) =>
-        (isUuid(id) ? (lock ? repo.lock(tenant, id) : repo.find(tenant, id)) : Effect.succeed(Option.none()))
-          .pipe(
-            Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
-          )
-      const withStops = (tenant: Tenant, route: DeliveryRoute) =>
-        Effect.map(repo.stops(tenant, route.id), (stops): Detail => ({ ...route, stops }))
-      /** Re-reads the route after a change, so the answer is what storage holds. */
-      const reread = (tenant: Tenant, id: string) => Effect.flatMap(found(tenant, id, false), (r) => withStops(tenant, r))
 
       const checkDriver = (tenant: Tenant, driverId: string | null | undefined) =>
         driverId === null || driverId === undefined
           ? Effect.void
           : Effect.flatMap(tenancy.findMember(tenant.organizationId, driverId), (member) =>
             Option.isNone(member) ? Effect.fail(new NotFound({ resource: "member", id: driverId })) : Effect.void)
+
+      /**
+       * The tenant's vehicle, held until the transaction ends: deleting it
+       * takes the same lock, so a vehicle is never given to a route while it
+       * is being deleted. Unknown and foreign ids are 404.
+       */
+      const vehicleOf = (tenant: Tenant, vehicleId: string) =>
+        findOr404("fleet vehicle", vehicleId, (id) => fleet.find(tenant, id, { forUpdate: true }))
 
       const locationStart = (tenant: Tenant, locationId: string) =>
         Effect.gen(function*() {
@@ -145,12 +124,7 @@ export class Routes extends Context.Service<Routes, {
       const resolveStart = (
         tenant: Tenant,
         current: RouteRecord | undefined,
-        input: {
-          readonly start_location_id?: string | null | undefined
-          readonly start_address?: AddressInput | null | undefined
-          readonly start_latitude?: number | null | undefined
-          readonly start_longitude?: number | null | undefined
-        }
+        input: Pick<RouteUpdate, "start_location_id" | "start_address" | "start_latitude" | "start_longitude">
       ) =>
         Effect.gen(function*() {
           const issues: Array<Issue> = []
@@ -194,72 +168,6 @@ export class Routes extends Context.Service<Routes, {
           }
         })
 
-      const newStop = (input: StopCreate, position: number, at: string) =>
-        Effect.map(ids.uuid, (id): Stop => ({
-          id,
-          position,
-          label: input.label.trim(),
-          address: input.address === undefined || input.address === null ? null : normalizeAddress(input.address),
-          latitude: input.latitude,
-          longitude: input.longitude,
-          parcels: input.parcels ?? 1,
-          weight_kg: input.weight_kg ?? 0,
-          service_minutes: input.service_minutes ?? 5,
-          window_start: input.window_start ?? null,
-          window_end: input.window_end ?? null,
-          notes: input.notes ?? null,
-          created_at: at,
-          updated_at: at
-        }))
-
-      /** Runs a stop change on a locked route that is still being planned, then touches the route. */
-      const planning = <E>(
-        tenant: Tenant,
-        id: string,
-        change: (route: DeliveryRoute, at: string) => Effect.Effect<{ readonly moved: boolean }, E>
-      ) =>
-        tx.withTransaction(Effect.gen(function*() {
-          const route = yield* found(tenant, id, true)
-          if (!stopsEditable(route.status)) {
-            return yield* new Conflict({ reason: `The stops of a ${route.status} route cannot change` })
-          }
-          const at = yield* nowIso
-          const { moved } = yield* change(route, at)
-          const record = { ...stripCount(route), updated_at: at }
-          yield* repo.update(tenant, moved ? clearOptimization(record) : record)
-          return yield* reread(tenant, id)
-        }))
-
-      const refuse = (route: DeliveryRoute, action: RouteAction) =>
-        new InvalidTransition({ resource: "delivery route", from: route.status, to: routeTransitions[action].to })
-
-      const checkCapacity = (route: DeliveryRoute, stops: ReadonlyArray<Stop>) => {
-        const over = capacityOverflow(stops, route)
-        if (over === undefined) return Effect.void
-        const parts = [
-          ...(over.parcels ? [`${over.parcels.total} parcels for a capacity of ${over.parcels.capacity}`] : []),
-          ...(over.weightKg ? [`${over.weightKg.total} kg for a capacity of ${over.weightKg.capacity} kg`] : [])
-        ]
-        return Effect.fail(
-          new Unprocessable({ errorCode: "capacity_exceeded", reason: `The stops exceed the vehicle: ${parts.join("; ")}` })
-        )
-      }
-      const noStops = (route: DeliveryRoute) =>
-        new Unprocessable({ errorCode: "route_has_no_stops", reason: `Delivery route ${route.number} has no stops` })
-
-      /** A lifecycle move that only stamps a time. */
-      const simpleMove = (action: "start" | "complete" | "cancel", stamp: "started_at" | "completed_at" | "cancelled_at") =>
-        Effect.fn(`Routes.${action}`)(function*(tenant: Tenant, id: string) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const route = yield* found(tenant, id, true)
-            const to = transition(route.status, action)
-            if (to === undefined) return yield* refuse(route, action)
-            const at = yield* nowIso
-            yield* repo.update(tenant, { ...stripCount(route), status: to, [stamp]: at, updated_at: at })
-            return yield* reread(tenant, id)
-          }))
-        })
-
       return Routes.of({
         create: Effect.fn("Routes.create")(function*(tenant, input) {
           const stops = input.stops ?? []
@@ -268,9 +176,11 @@ export class Routes extends Context.Service<Routes, {
           const start = yield* resolveStart(tenant, undefined, input)
           yield* checkDriver(tenant, input.driver_id)
           return yield* tx.withTransaction(Effect.gen(function*() {
+            const vehicle = typeof input.vehicle_id === "string" ? yield* vehicleOf(tenant, input.vehicle_id) : undefined
+            const given = { capacity_kg: input.capacity_kg ?? null, capacity_parcels: input.capacity_parcels ?? null }
             const at = yield* nowIso
             const route: RouteRecord = {
-              id: yield* ids.uuid,
+              id: yield* newId(ids, RouteId),
               number: formatRouteNumber(yield* repo.nextNumber(tenant)),
               name: input.name.trim(),
               status: "DRAFT",
@@ -279,8 +189,7 @@ export class Routes extends Context.Service<Routes, {
               round_trip: input.round_trip ?? true,
               vehicle_id: input.vehicle_id ?? null,
               driver_id: input.driver_id ?? null,
-              capacity_kg: input.capacity_kg ?? null,
-              capacity_parcels: input.capacity_parcels ?? null,
+              ...(vehicle === undefined ? given : capacitiesFrom(vehicle, input, given)),
               total_distance_km: null,
               total_duration_minutes: null,
               optimized_at: null,
@@ -297,7 +206,7 @@ export class Routes extends Context.Service<Routes, {
             }
             yield* repo.insert(tenant, route)
             const made: Array<Stop> = []
-            for (const [i, s] of stops.entries()) made.push(yield* newStop(s, i + 1, at))
+            for (const [i, s] of stops.entries()) made.push(yield* newStop(ids, s, i + 1, at))
             yield* repo.insertStops(tenant, route.id, made)
             return yield* reread(tenant, route.id)
           }))
@@ -321,7 +230,7 @@ export class Routes extends Context.Service<Routes, {
         update: Effect.fn("Routes.update")(function*(tenant, id, patch) {
           return yield* tx.withTransaction(Effect.gen(function*() {
             const route = yield* found(tenant, id, true)
-            const current = stripCount(route)
+            const current = recordOf(route)
             const start = yield* resolveStart(tenant, current, patch)
             const next: RouteRecord = {
               ...current,
@@ -335,7 +244,7 @@ export class Routes extends Context.Service<Routes, {
               capacity_parcels: patch.capacity_parcels === undefined ? current.capacity_parcels : patch.capacity_parcels,
               notes: patch.notes === undefined ? current.notes : patch.notes
             }
-            const changed = (Object.keys(next) as Array<keyof RouteRecord>).filter((k) => !same(next[k], current[k]))
+            const changed = changedKeys(current, next)
             const editable = editableRouteFields(route.status)
             const locked = editable === "all" ? [] : changed.filter((k) => !editable.has(k))
             if (locked.length > 0) {
@@ -348,156 +257,20 @@ export class Routes extends Context.Service<Routes, {
             }
             if (changed.includes("driver_id")) yield* checkDriver(tenant, next.driver_id)
             if (changed.length === 0) return yield* withStops(tenant, route)
-            const record = { ...next, updated_at: yield* nowIso }
+            // Capacities that follow a new vehicle are part of that change, allowed wherever it is.
+            const vehicle = changed.includes("vehicle_id") && next.vehicle_id !== null ? yield* vehicleOf(tenant, next.vehicle_id) : undefined
+            const record = {
+              ...next,
+              ...(vehicle === undefined ? {} : capacitiesFrom(vehicle, patch, next)),
+              updated_at: yield* nowIso
+            }
             yield* repo.update(tenant, changed.some((k) => geometryFields.has(k)) ? clearOptimization(record) : record)
             return yield* reread(tenant, id)
           }))
         }),
 
-        addStop: Effect.fn("Routes.addStop")(function*(tenant, id, input) {
-          const issues = windowIssues("", { window_start: input.window_start ?? null, window_end: input.window_end ?? null })
-          if (issues.length > 0) return yield* new ValidationFailed({ details: issues })
-          return yield* planning(tenant, id, (route, at) =>
-            Effect.gen(function*() {
-              if (route.stop_count >= MAX_STOPS) {
-                return yield* new Unprocessable({ errorCode: "too_many_stops", reason: `A route holds at most ${MAX_STOPS} stops` })
-              }
-              yield* repo.insertStops(tenant, route.id, [yield* newStop(input, route.stop_count + 1, at)])
-              return { moved: true }
-            }))
-        }),
-
-        updateStop: Effect.fn("Routes.updateStop")(function*(tenant, id, stopId, patch) {
-          return yield* planning(tenant, id, (route, at) =>
-            Effect.gen(function*() {
-              const stop = (yield* repo.stops(tenant, route.id)).find((s) => s.id === stopId)
-              if (stop === undefined) return yield* new NotFound({ resource: "stop", id: stopId })
-              const next: Stop = {
-                ...stop,
-                label: patch.label === undefined ? stop.label : patch.label.trim(),
-                address: patch.address === undefined
-                  ? stop.address
-                  : patch.address === null
-                  ? null
-                  : normalizeAddress(patch.address),
-                latitude: patch.latitude ?? stop.latitude,
-                longitude: patch.longitude ?? stop.longitude,
-                parcels: patch.parcels ?? stop.parcels,
-                weight_kg: patch.weight_kg ?? stop.weight_kg,
-                service_minutes: patch.service_minutes ?? stop.service_minutes,
-                window_start: patch.window_start === undefined ? stop.window_start : patch.window_start,
-                window_end: patch.window_end === undefined ? stop.window_end : patch.window_end,
-                notes: patch.notes === undefined ? stop.notes : patch.notes,
-                updated_at: at
-              }
-              const issues = windowIssues("", next)
-              if (issues.length > 0) return yield* new ValidationFailed({ details: issues })
-              yield* repo.updateStop(tenant, route.id, next)
-              return {
-                moved: next.latitude !== stop.latitude || next.longitude !== stop.longitude ||
-                  next.service_minutes !== stop.service_minutes
-              }
-            }))
-        }),
-
-        removeStop: Effect.fn("Routes.removeStop")(function*(tenant, id, stopId) {
-          return yield* planning(tenant, id, (route) =>
-            Effect.gen(function*() {
-              const removed = isUuid(stopId) && (yield* repo.removeStop(tenant, route.id, stopId))
-              if (!removed) return yield* new NotFound({ resource: "stop", id: stopId })
-              return { moved: true }
-            }))
-        }),
-
-        reorderStops: Effect.fn("Routes.reorderStops")(function*(tenant, id, stopIds) {
-          return yield* planning(tenant, id, (route, at) =>
-            Effect.gen(function*() {
-              const current = (yield* repo.stops(tenant, route.id)).map((s) => s.id)
-              const known = new Set(current)
-              if (stopIds.length !== current.length || stopIds.some((s) => !known.has(s))) {
-                return yield* ValidationFailed.field("stop_ids", `must list each of the route's ${current.length} stops exactly once`)
-              }
-              const moved = stopIds.some((s, i) => s !== current[i])
-              if (moved) yield* repo.setStopOrder(tenant, route.id, stopIds, at)
-              return { moved }
-            }))
-        }),
-
-        optimize: Effect.fn("Routes.optimize")(function*(tenant, id) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const route = yield* found(tenant, id, true)
-            const to = transition(route.status, "optimize")
-            if (to === undefined) return yield* refuse(route, "optimize")
-            const stops = yield* repo.stops(tenant, route.id)
-            if (stops.length === 0) return yield* noStops(route)
-            yield* checkCapacity(route, stops)
-            const plan = yield* optimizer.optimize({
-              start: { latitude: route.start_latitude, longitude: route.start_longitude },
-              roundTrip: route.round_trip,
-              stops,
-              capacityKg: route.capacity_kg,
-              capacityParcels: route.capacity_parcels
-            })
-            const expected = new Set(stops.map((s) => s.id))
-            if (plan.order.length !== stops.length || new Set(plan.order).size !== stops.length || plan.order.some((s) => !expected.has(s))) {
-              return yield* Effect.die(new Error(`The optimizer '${plan.optimizer}' returned an order that is not a permutation of the stops`))
-            }
-            const at = yield* nowIso
-            if (plan.order.some((s, i) => s !== stops[i]!.id)) yield* repo.setStopOrder(tenant, route.id, plan.order, at)
-            yield* repo.update(tenant, {
-              ...stripCount(route),
-              status: to,
-              total_distance_km: Math.round(plan.totalDistanceKm * 1000) / 1000,
-              total_duration_minutes: Math.round(plan.totalDurationMinutes),
-              optimized_at: at,
-              optimizer: plan.optimizer,
-              updated_at: at
-            })
-            return yield* reread(tenant, id)
-          }))
-        }),
-
-        dispatch: Effect.fn("Routes.dispatch")(function*(tenant, id) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const route = yield* found(tenant, id, true)
-            const to = transition(route.status, "dispatch")
-            if (to === undefined) return yield* refuse(route, "dispatch")
-            const stops = yield* repo.stops(tenant, route.id)
-            if (stops.length === 0) return yield* noStops(route)
-            if (route.driver_id === null) {
-              return yield* new Unprocessable({ errorCode: "driver_required", reason: "Set driver_id before dispatching the route" })
-            }
-            if (route.vehicle_id === null) {
-              return yield* new Unprocessable({ errorCode: "vehicle_required", reason: "Set vehicle_id before dispatching the route" })
-            }
-            if (Option.isNone(yield* tenancy.findMember(tenant.organizationId, route.driver_id))) {
-              return yield* new Unprocessable({
-                errorCode: "driver_not_member",
-                reason: `The driver ${route.driver_id} is no longer a member of the organization`
-              })
-            }
-            yield* checkCapacity(route, stops)
-            const at = yield* nowIso
-            const ordinal = route.dispatch_count + 1
-            yield* outbox.publish(
-              tenant,
-              event("delivery_route.dispatched", routeDispatchedEventId(route.id, ordinal), {
-                id: route.id,
-                number: route.number,
-                driver_id: route.driver_id,
-                vehicle_id: route.vehicle_id,
-                stop_count: stops.length,
-                dispatched_at: at
-              })
-            )
-            yield* repo.update(tenant, { ...stripCount(route), status: to, dispatched_at: at, dispatch_count: ordinal, updated_at: at })
-            return yield* reread(tenant, id)
-          }))
-        }),
-
-        start: simpleMove("start", "started_at"),
-        complete: simpleMove("complete", "completed_at"),
-        cancel: simpleMove("cancel", "cancelled_at")
+        ...(yield* RouteStops),
+        ...(yield* RouteLifecycle)
       })
     })
   )

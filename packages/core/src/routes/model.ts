@@ -1,5 +1,12 @@
-import { Schema } from "effect"
-import { IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { Schema, Struct } from "effect"
+import { LocationId } from "../locations/model.ts"
+import { isMaxChars, IsoDateTime, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
+
+export const RouteId = Uuid.pipe(Schema.brand("RouteId"))
+export type RouteId = typeof RouteId.Type
+
+export const StopId = Uuid.pipe(Schema.brand("StopId"))
+export type StopId = typeof StopId.Type
 
 /** Route statuses; the moves between them are `routeTransitions` in rules.ts. */
 export const RouteStatus = Schema.Literals(["DRAFT", "PLANNED", "DISPATCHED", "IN_PROGRESS", "COMPLETED", "CANCELLED"])
@@ -17,38 +24,25 @@ export const MAX_STOPS = 500
 export const Latitude = Schema.Number.check(Schema.isBetween({ minimum: -90, maximum: 90 }))
 export const Longitude = Schema.Number.check(Schema.isBetween({ minimum: -180, maximum: 180 }))
 
-/** A non-negative number with at most three decimals (kilograms to the gram, kilometres to the metre). */
-export const Thousandths = (maximum: number) =>
-  Schema.Number.check(
-    Schema.isBetween({ minimum: 0, maximum }),
-    Schema.makeFilter((n: number) =>
-      Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6 || "must have at most three decimals"
-    )
-  )
-
-const optionalText = (max: number) => Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(max))))
+export { Thousandths }
 
 /** A postal address (the spec leaves its shape open; decided: docs/decisions.md). */
 export const Address = Schema.Struct({
-  line1: Schema.String,
-  line2: Schema.NullOr(Schema.String),
-  postal_code: Schema.NullOr(Schema.String),
-  city: Schema.String,
-  region: Schema.NullOr(Schema.String),
-  country: Schema.String.annotate({ description: "ISO 3166-1 alpha-2 code" })
+  line1: NonBlankString(200),
+  line2: Schema.NullOr(Schema.String.check(isMaxChars(200))),
+  postal_code: Schema.NullOr(Schema.String.check(isMaxChars(20))),
+  city: NonBlankString(100),
+  region: Schema.NullOr(Schema.String.check(isMaxChars(100))),
+  country: Schema.String.check(
+    Schema.isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
+  ).annotate({ description: "ISO 3166-1 alpha-2 code" })
 }).annotate({ identifier: "Address" })
 export type Address = typeof Address.Type
 
-export const AddressInput = Schema.Struct({
-  line1: NonBlankString(200),
-  line2: optionalText(200),
-  postal_code: optionalText(20),
-  city: NonBlankString(100),
-  region: optionalText(100),
-  country: Schema.String.check(
-    Schema.isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
-  )
-}).annotate({ identifier: "AddressInput" })
+/** The street, city and country are required; the other lines may be left out (null). */
+export const AddressInput = Address.mapFields(Struct.mapOmit(["line1", "city", "country"], Schema.optionalKey)).annotate({
+  identifier: "AddressInput"
+})
 export type AddressInput = typeof AddressInput.Type
 
 export const normalizeAddress = (a: AddressInput): Address => ({
@@ -73,39 +67,45 @@ export const DateTimeInput = Schema.String.check(
   )
 ).annotate({ format: "date-time" })
 
+const Notes = Schema.NullOr(Schema.String.check(isMaxChars(2000)))
+
 export const Stop = Schema.Struct({
-  id: Schema.String,
+  id: StopId,
   position: Schema.Int.annotate({ description: "1 for the first stop of the route" }),
-  label: Schema.String,
+  label: NonBlankString(200),
   address: Schema.NullOr(Address),
-  latitude: Schema.Number,
-  longitude: Schema.Number,
-  parcels: Schema.Int,
-  weight_kg: Schema.Number,
-  service_minutes: Schema.Int,
-  window_start: Schema.NullOr(Schema.String),
-  window_end: Schema.NullOr(Schema.String),
-  notes: Schema.NullOr(Schema.String),
+  latitude: Latitude,
+  longitude: Longitude,
+  parcels: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 })),
+  weight_kg: Thousandths(100_000),
+  service_minutes: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 })),
+  window_start: Schema.NullOr(TimeOfDay),
+  window_end: Schema.NullOr(TimeOfDay),
+  notes: Notes,
   created_at: IsoDateTime,
   updated_at: IsoDateTime
 }).annotate({ identifier: "DeliveryRouteStop" })
 export type Stop = typeof Stop.Type
 
-const routeFields = {
-  id: Schema.String,
+/** A stop as stored: the resource and the route it belongs to. */
+export const StopRecord = Stop.mapFields(Struct.assign({ route_id: RouteId }))
+export type StopRecord = typeof StopRecord.Type
+
+export const DeliveryRoute = Schema.Struct({
+  id: RouteId,
   number: Schema.String,
-  name: Schema.String,
+  name: NonBlankString(200),
   status: RouteStatus,
   route_date: IsoDateTime,
-  start_location_id: Schema.NullOr(Schema.String),
+  start_location_id: Schema.NullOr(LocationId),
   start_address: Schema.NullOr(Address),
-  start_latitude: Schema.Number,
-  start_longitude: Schema.Number,
+  start_latitude: Latitude,
+  start_longitude: Longitude,
   round_trip: Schema.Boolean,
-  vehicle_id: Schema.NullOr(Schema.String),
-  driver_id: Schema.NullOr(Schema.String),
-  capacity_kg: Schema.NullOr(Schema.Number),
-  capacity_parcels: Schema.NullOr(Schema.Int),
+  vehicle_id: Schema.NullOr(Uuid),
+  driver_id: Schema.NullOr(Uuid),
+  capacity_kg: Schema.NullOr(Thousandths(1_000_000)),
+  capacity_parcels: Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))),
   total_distance_km: Schema.NullOr(Schema.Number),
   total_duration_minutes: Schema.NullOr(Schema.Number),
   optimized_at: Schema.NullOr(IsoDateTime),
@@ -115,71 +115,86 @@ const routeFields = {
   completed_at: Schema.NullOr(IsoDateTime),
   cancelled_at: Schema.NullOr(IsoDateTime),
   gate_visit_id: Schema.NullOr(Schema.String),
-  notes: Schema.NullOr(Schema.String),
+  notes: Notes,
   stop_count: Schema.Int,
   dispatch_count: Schema.Int.annotate({ description: "How many times the route was dispatched" }),
   created_at: IsoDateTime,
   updated_at: IsoDateTime
-}
-
-export const DeliveryRoute = Schema.Struct(routeFields).annotate({ identifier: "DeliveryRoute" })
+}).annotate({ identifier: "DeliveryRoute" })
 export type DeliveryRoute = typeof DeliveryRoute.Type
 
-export const DeliveryRouteWithStops = Schema.Struct({ ...routeFields, stops: Schema.Array(Stop) }).annotate({
+/** A route as stored: everything but the stop count, which is derived from the stops. */
+export const RouteRecord = DeliveryRoute.mapFields(Struct.omit(["stop_count"]))
+export type RouteRecord = typeof RouteRecord.Type
+
+export const DeliveryRouteWithStops = DeliveryRoute.mapFields(Struct.assign({ stops: Schema.Array(Stop) })).annotate({
   identifier: "DeliveryRouteWithStops"
 })
 export type DeliveryRouteWithStops = typeof DeliveryRouteWithStops.Type
 
-const stopFields = {
-  label: NonBlankString(200),
-  latitude: Latitude,
-  longitude: Longitude,
-  address: Schema.optionalKey(Schema.NullOr(AddressInput)),
-  parcels: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
-  weight_kg: Schema.optionalKey(Thousandths(100_000)),
-  service_minutes: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1440 }))),
-  window_start: Schema.optionalKey(Schema.NullOr(TimeOfDay)),
-  window_end: Schema.optionalKey(Schema.NullOr(TimeOfDay)),
-  notes: optionalText(2000)
-}
+/** What a caller may set on a stop; the address is taken in its input form and normalized. */
+const StopEditable = Stop.mapFields(
+  Struct.pick([
+    "label",
+    "address",
+    "latitude",
+    "longitude",
+    "parcels",
+    "weight_kg",
+    "service_minutes",
+    "window_start",
+    "window_end",
+    "notes"
+  ])
+).mapFields(Struct.assign({ address: Schema.NullOr(AddressInput) }))
 
-export const StopCreate = Schema.Struct(stopFields).annotate({ identifier: "DeliveryRouteStopCreate" })
+/** The label and position are required; the rest default (1 parcel, 0 kg, 5 minutes, no window, no address). */
+export const StopCreate = StopEditable.mapFields(Struct.mapOmit(["label", "latitude", "longitude"], Schema.optionalKey))
+  .annotate({ identifier: "DeliveryRouteStopCreate" })
 export type StopCreate = typeof StopCreate.Type
 
-export const StopUpdate = Schema.Struct({
-  ...stopFields,
-  label: Schema.optionalKey(stopFields.label),
-  latitude: Schema.optionalKey(Latitude),
-  longitude: Schema.optionalKey(Longitude)
-}).annotate({ identifier: "DeliveryRouteStopUpdate" })
+export const StopUpdate = StopEditable.mapFields(Struct.map(Schema.optionalKey)).annotate({
+  identifier: "DeliveryRouteStopUpdate"
+})
 export type StopUpdate = typeof StopUpdate.Type
 
-const routeInputFields = {
-  name: NonBlankString(200),
+/**
+ * What a caller may set on a route. Three fields differ from the resource:
+ * the date is taken with any offset (and stored in UTC), the start address in
+ * its input form, and the start coordinates accept null so that clearing them
+ * is refused with a message of its own.
+ */
+const RouteEditable = DeliveryRoute.mapFields(
+  Struct.pick([
+    "name",
+    "route_date",
+    "start_location_id",
+    "start_address",
+    "start_latitude",
+    "start_longitude",
+    "round_trip",
+    "vehicle_id",
+    "driver_id",
+    "capacity_kg",
+    "capacity_parcels",
+    "notes"
+  ])
+).mapFields(Struct.assign({
   route_date: DateTimeInput,
-  start_location_id: Schema.optionalKey(Schema.NullOr(Uuid)),
-  start_address: Schema.optionalKey(Schema.NullOr(AddressInput)),
-  start_latitude: Schema.optionalKey(Schema.NullOr(Latitude)),
-  start_longitude: Schema.optionalKey(Schema.NullOr(Longitude)),
-  round_trip: Schema.optionalKey(Schema.Boolean),
-  vehicle_id: Schema.optionalKey(Schema.NullOr(Uuid)),
-  driver_id: Schema.optionalKey(Schema.NullOr(Uuid)),
-  capacity_kg: Schema.optionalKey(Schema.NullOr(Thousandths(1_000_000))),
-  capacity_parcels: Schema.optionalKey(Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })))),
-  notes: optionalText(2000)
-}
+  start_address: Schema.NullOr(AddressInput),
+  start_latitude: Schema.NullOr(Latitude),
+  start_longitude: Schema.NullOr(Longitude)
+}))
 
-export const RouteCreate = Schema.Struct({
-  ...routeInputFields,
-  stops: Schema.optionalKey(Schema.Array(StopCreate).check(Schema.isMaxLength(MAX_STOPS)))
-}).annotate({ identifier: "DeliveryRouteCreate" })
+/** The name and date are required, and the stops may come along (at most `MAX_STOPS`). */
+export const RouteCreate = RouteEditable.mapFields(Struct.mapOmit(["name", "route_date"], Schema.optionalKey))
+  .mapFields(Struct.assign({ stops: Schema.optionalKey(Schema.Array(StopCreate).check(Schema.isMaxLength(MAX_STOPS))) }))
+  .annotate({ identifier: "DeliveryRouteCreate" })
 export type RouteCreate = typeof RouteCreate.Type
 
-export const RouteUpdate = Schema.Struct({
-  ...routeInputFields,
-  name: Schema.optionalKey(routeInputFields.name),
-  route_date: Schema.optionalKey(routeInputFields.route_date)
-}).annotate({ identifier: "DeliveryRouteUpdate" })
+export const RouteUpdate = RouteEditable.mapFields(Struct.map(Schema.optionalKey)).annotate({
+  identifier: "DeliveryRouteUpdate"
+})
 export type RouteUpdate = typeof RouteUpdate.Type
 
 export const StopOrder = Schema.Struct({

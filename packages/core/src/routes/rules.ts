@@ -1,4 +1,5 @@
-import type { RouteAction, RouteStatus } from "./model.ts"
+import { type TransitionRules, transitionTable } from "../shared/transitions.ts"
+import { type RouteAction, RouteStatus } from "./model.ts"
 
 /**
  * The lifecycle of a delivery route: for each action, the statuses it may
@@ -6,19 +7,18 @@ import type { RouteAction, RouteStatus } from "./model.ts"
  * dispatching a dispatched route again (a new driver, a changed vehicle) are
  * allowed; everything else not listed is an invalid transition.
  */
-export const routeTransitions: Readonly<Record<RouteAction, { readonly from: ReadonlyArray<RouteStatus>; readonly to: RouteStatus }>> = {
+export const routeLifecycle = transitionTable(RouteStatus.literals, {
   optimize: { from: ["DRAFT", "PLANNED"], to: "PLANNED" },
   dispatch: { from: ["PLANNED", "DISPATCHED"], to: "DISPATCHED" },
   start: { from: ["DISPATCHED"], to: "IN_PROGRESS" },
   complete: { from: ["IN_PROGRESS"], to: "COMPLETED" },
   cancel: { from: ["DRAFT", "PLANNED", "DISPATCHED"], to: "CANCELLED" }
-}
+} satisfies TransitionRules<RouteStatus, RouteAction>)
+
+export const routeTransitions = routeLifecycle.rules
 
 /** The status `action` leads to from `from`, or undefined when the table forbids it. */
-export const transition = (from: RouteStatus, action: RouteAction): RouteStatus | undefined => {
-  const rule = routeTransitions[action]
-  return rule.from.includes(from) ? rule.to : undefined
-}
+export const transition = routeLifecycle.target
 
 /** Stops may be added, changed, removed and reordered only while the route is being planned. */
 export const stopsEditable = (status: RouteStatus): boolean => status === "DRAFT" || status === "PLANNED"

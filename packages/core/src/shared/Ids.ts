@@ -25,3 +25,10 @@ export class Ids extends Context.Service<Ids, {
       })
     })
 }
+
+/**
+ * A fresh id for a resource whose id schema brands a UUID (`LocationId`, …).
+ * The `Ids` service only makes UUIDs, so the brand holds by construction.
+ */
+export const newId = <Id extends string>(ids: Ids["Service"], _schema: { readonly Type: Id }): Effect.Effect<Id> =>
+  ids.uuid as Effect.Effect<Id>

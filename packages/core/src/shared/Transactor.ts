@@ -15,7 +15,7 @@ export class Transactor extends Context.Service<Transactor, {
     Transactor,
     Effect.map(SqlClient.SqlClient, (sql) =>
       Transactor.of({
-        withTransaction: (self) => sql.withTransaction(self).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e))) as any,
+        withTransaction: (self) => sql.withTransaction(self).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e))),
         afterCommit: (effect) => sql.afterCommit(effect)
       }))
   )

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 
 /**
- * The domain's failures. Each carries a stable `code` (the API error code) and
- * the HTTP status it maps to, so adapters translate them in one place.
+ * The domain's failures. Each declares, once, the HTTP status it answers with
+ * and its stable `code` (the API error code); adapters read both from the
+ * error instead of keeping their own table.
  */
 
 export const ErrorDetail = Schema.Struct({ field: Schema.String, issue: Schema.String })
@@ -11,7 +12,8 @@ export type ErrorDetail = typeof ErrorDetail.Type
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
   id: Schema.String
-}, { httpApiStatus: 404 }) {
+}) {
+  readonly status = 404
   readonly code = "not_found"
   override get message() {
     return `No ${this.resource} with id '${this.id}'`
@@ -20,7 +22,8 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   reason: Schema.String
-}, { httpApiStatus: 409 }) {
+}) {
+  readonly status = 409
   readonly code = "conflict"
   override get message() {
     return this.reason
@@ -31,7 +34,8 @@ export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("
   resource: Schema.String,
   from: Schema.String,
   to: Schema.String
-}, { httpApiStatus: 409 }) {
+}) {
+  readonly status = 409
   readonly code = "invalid_transition"
   override get message() {
     return `A ${this.resource} cannot go from ${this.from} to ${this.to}`
@@ -40,7 +44,8 @@ export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("
 
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
   details: Schema.Array(ErrorDetail)
-}, { httpApiStatus: 400 }) {
+}) {
+  readonly status = 400
   readonly code = "validation_failed"
   override get message() {
     return this.details.length === 1
@@ -56,7 +61,8 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("Va
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   errorCode: Schema.String,
   reason: Schema.String
-}, { httpApiStatus: 400 }) {
+}) {
+  readonly status = 400
   get code() {
     return this.errorCode
   }
@@ -69,7 +75,8 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", {
   errorCode: Schema.String,
   reason: Schema.String
-}, { httpApiStatus: 422 }) {
+}) {
+  readonly status = 422
   get code() {
     return this.errorCode
   }
@@ -83,17 +90,33 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   limit: Schema.Int,
   windowSec: Schema.Int,
   policy: Schema.String
-}, { httpApiStatus: 429 }) {
+}) {
+  readonly status = 429
   readonly code = "rate_limited"
   override get message() {
     return `Too many requests for ${this.policy}; retry after ${this.retryAfterSec} s`
   }
 }
 
+/** A resource locked until someone acts on it (423), e.g. `unlock_disabled` after too many wrong PINs. */
+export class Locked extends Schema.TaggedError<Locked>()("Locked", {
+  errorCode: Schema.String,
+  reason: Schema.String
+}) {
+  readonly status = 423
+  get code() {
+    return this.errorCode
+  }
+  override get message() {
+    return this.reason
+  }
+}
+
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", {
   errorCode: Schema.String,
   reason: Schema.String
-}, { httpApiStatus: 501 }) {
+}) {
+  readonly status = 501
   get code() {
     return this.errorCode
   }
@@ -104,7 +127,8 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImp
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   reason: Schema.String
-}, { httpApiStatus: 401 }) {
+}) {
+  readonly status = 401
   readonly code = "unauthorized"
   override get message() {
     return this.reason
@@ -113,37 +137,32 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 
 export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
   scope: Schema.String
-}, { httpApiStatus: 403 }) {
+}) {
+  readonly status = 403
   readonly code = "insufficient_scope"
   override get message() {
     return `This credential lacks the scope '${this.scope}'`
   }
 }
 
-export type DomainError =
-  | NotFound
-  | Conflict
-  | InvalidTransition
-  | ValidationFailed
-  | BadRequest
-  | Unprocessable
-  | RateLimited
-  | NotImplemented
-  | Unauthorized
-  | InsufficientScope
+/** Every domain error class; `DomainError` and `isDomainError` are read from this one list. */
+const domainErrorClasses = [
+  NotFound,
+  Conflict,
+  InvalidTransition,
+  ValidationFailed,
+  BadRequest,
+  Unprocessable,
+  RateLimited,
+  Locked,
+  NotImplemented,
+  Unauthorized,
+  InsufficientScope
+] as const
 
-const domainTags = new Set<string>([
-  "NotFound",
-  "Conflict",
-  "InvalidTransition",
-  "ValidationFailed",
-  "BadRequest",
-  "Unprocessable",
-  "RateLimited",
-  "NotImplemented",
-  "Unauthorized",
-  "InsufficientScope"
-])
+export type DomainError = InstanceType<(typeof domainErrorClasses)[number]>
 
-export const isDomainError = (u: unknown): u is DomainError =>
-  typeof u === "object" && u !== null && "_tag" in u && domainTags.has((u as { _tag: string })._tag)
+/** The HTTP statuses domain errors answer with. */
+export type DomainStatus = DomainError["status"]
+
+export const isDomainError = (u: unknown): u is DomainError => domainErrorClasses.some((C) => u instanceof C)

@@ -1,5 +1,7 @@
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "./errors.ts"
+import { isUuid } from "./schemas.ts"
+import { decodeBase64UrlText, encodeBase64Url } from "./secrets.ts"
 
 export const DEFAULT_PER_PAGE = 25
 export const MAX_PER_PAGE = 100
@@ -19,6 +21,8 @@ export interface PageRequest {
   readonly page: number
   readonly perPage: number
   readonly after: CursorKey | undefined
+  /** Which list the page belongs to (its filters); a cursor carries it and is refused by any other list. */
+  readonly scope?: string | undefined
 }
 
 export interface PageMeta {
@@ -45,48 +49,56 @@ export const PageMetaSchema = Schema.Struct({
 const CursorPayload = Schema.Struct({
   t: Schema.String,
   i: Schema.String,
-  p: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+  p: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  s: Schema.optionalKey(Schema.String)
 })
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * A short fingerprint of a list's filters (FNV-1a over their canonical JSON),
+ * so a cursor of one list is refused by a list with other filters instead of
+ * paging it from a point that means nothing there.
+ */
+export const listScope = (filter: Readonly<Record<string, unknown>>): string => {
+  const canonical = JSON.stringify(
+    Object.keys(filter).filter((k) => filter[k] !== undefined).sort().map((k) => [k, filter[k]])
+  )
+  let hash = 0x811c9dc5
+  for (let i = 0; i < canonical.length; i++) {
+    hash ^= canonical.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, "0")
+}
 
 const decodeCursorPayload = Schema.decodeUnknownOption(Schema.fromJsonString(CursorPayload))
 
-const toBase64Url = (text: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(
-    /=+$/,
-    ""
-  )
-
-const fromBase64Url = (text: string): string | undefined => {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
-  try {
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"))
-    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
-  } catch {
-    return undefined
-  }
-}
-
 /** The cursor is opaque to clients: base64url of the key and the ordinal of the page it opens. */
-export const encodeCursor = (key: CursorKey, page: number): string =>
-  toBase64Url(JSON.stringify({ t: key.createdAt, i: key.id, p: page }))
+export const encodeCursor = (key: CursorKey, page: number, scope?: string): string =>
+  encodeBase64Url(new TextEncoder().encode(JSON.stringify({ t: key.createdAt, i: key.id, p: page, ...(scope === undefined ? {} : { s: scope }) })))
 
-export const decodeCursor = (cursor: string): { readonly key: CursorKey; readonly page: number } | undefined => {
-  const json = fromBase64Url(cursor)
+export const decodeCursor = (
+  cursor: string
+): { readonly key: CursorKey; readonly page: number; readonly scope: string | undefined } | undefined => {
+  const json = decodeBase64UrlText(cursor)
   if (json === undefined) return undefined
   const decoded = decodeCursorPayload(json)
   if (decoded._tag === "None") return undefined
-  const { i, p, t } = decoded.value
-  if (Number.isNaN(Date.parse(t)) || !uuidPattern.test(i)) return undefined
-  return { key: { createdAt: t, id: i }, page: p }
+  const { i, p, s, t } = decoded.value
+  // A cursor names an instant as this API writes them (years 0000 to 9999, UTC): anything else was not issued here.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t) || Number.isNaN(Date.parse(t)) || !isUuid(i)) return undefined
+  return { key: { createdAt: t, id: i }, page: p, scope: s }
 }
 
-/** Builds a validated request from the raw list parameters (page, perPage, cursor). */
+/**
+ * Builds a validated request from the raw list parameters (page, perPage,
+ * cursor). `scope` names the list (see `listScope`): a cursor issued for
+ * another one is refused.
+ */
 export const pageRequest = (input: {
   readonly page?: number | undefined
   readonly perPage?: number | undefined
   readonly cursor?: string | undefined
-}): Effect.Effect<PageRequest, ValidationFailed> => {
+}, scope?: string): Effect.Effect<PageRequest, ValidationFailed> => {
   const details: Array<{ field: string; issue: string }> = []
   const perPage = input.perPage ?? DEFAULT_PER_PAGE
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
@@ -104,12 +116,16 @@ export const pageRequest = (input: {
     const decoded = decodeCursor(input.cursor)
     if (decoded === undefined) {
       details.push({ field: "cursor", issue: "is not a cursor this API issued" })
+    } else if (decoded.scope !== scope) {
+      details.push({ field: "cursor", issue: "belongs to a list with other filters; start again without it" })
     } else {
       after = decoded.key
       page = decoded.page
     }
   }
-  return details.length > 0 ? Effect.fail(new ValidationFailed({ details })) : Effect.succeed({ page, perPage, after })
+  return details.length > 0
+    ? Effect.fail(new ValidationFailed({ details }))
+    : Effect.succeed({ page, perPage, after, ...(scope === undefined ? {} : { scope }) })
 }
 
 /** Newest first: created_at descending, then id descending. */
@@ -141,7 +157,7 @@ export const assemblePage = <A>(
       perPage: request.perPage,
       total,
       totalPages: Math.ceil(total / request.perPage),
-      nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last), request.page + 1) : null
+      nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last), request.page + 1, request.scope) : null
     }
   }
 }

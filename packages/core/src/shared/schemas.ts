@@ -12,19 +12,45 @@ export const Uuid = Schema.String.check(Schema.isUUID())
  */
 export const isUuid: (u: unknown) => u is string = Schema.is(Uuid)
 
-const isCalendarDate = (s: string): boolean => {
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/** `YYYY-MM-DD` naming a day that exists (proleptic Gregorian; no February 30th). */
+export const isCalendarDate = (s: string): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
   if (!m) return false
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
 }
 
-/** A calendar date `YYYY-MM-DD` that exists (no February 30th). */
-export const IsoDate = Schema.String.check(
+/**
+ * A calendar date `YYYY-MM-DD` that exists (no February 30th). Annotated before
+ * its check: annotations after a custom check belong to the check, and the
+ * generated JSON Schema leaves them out.
+ */
+export const IsoDate = Schema.String.annotate({ format: "date", description: "A date, YYYY-MM-DD" }).check(
   Schema.makeFilter((s: string) => isCalendarDate(s) || "must be a calendar date in the form YYYY-MM-DD")
-).annotate({ format: "date", description: "A date, YYYY-MM-DD" })
+)
 
 export const IsoDateTime = Schema.String.annotate({ format: "date-time" })
+
+const instantPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+
+/**
+ * An instant a caller sends: ISO 8601 with a date, a time and an offset
+ * (`2026-03-02T07:00:00+02:00`, `…Z`), a real calendar date, years 0001 to
+ * 9999. Anything else is a validation failure, never a value the database
+ * refuses.
+ */
+export const Instant = Schema.String.annotate({ format: "date-time", description: "ISO 8601 date-time with an offset" }).check(
+  Schema.makeFilter((s: string) => {
+    const m = instantPattern.exec(s)
+    const ok = m !== null && Number(m[1]) >= 1 && isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && Number(m[4]) < 24 &&
+      Number(m[5]) < 60 && Number(m[6] ?? 0) < 60 && Number(m[7] ?? 0) < 24 && Number(m[8] ?? 0) < 60 &&
+      !Number.isNaN(Date.parse(s))
+    return ok || "must be an ISO 8601 date-time with an offset, e.g. 2026-03-02T07:00:00Z"
+  })
+)
 
 /** ISO 4217 alphabetic code of an active currency. */
 export const CurrencyCode = Schema.String.check(
@@ -38,8 +64,38 @@ export const DecimalAmount = Schema.String.check(
   })
 ).annotate({ description: "Decimal amount with exactly two decimals", examples: ["12.50"] })
 
+/** How many characters a string has: Unicode code points, as people (and JSON Schema's maxLength) count them. */
+export const characterCount = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/**
+ * At most `max` characters, counted as code points: 200 emoji are 200
+ * characters, not the 400 UTF-16 units `isMaxLength` would count. Every
+ * string length limit of the API is this check (decided: docs/decisions.md).
+ */
+export const isMaxChars = (max: number) =>
+  Schema.makeFilter((s: string) => characterCount(s) <= max || `must be at most ${max} characters`, {
+    expected: `a string of at most ${max} characters`,
+    toJsonSchema: () => ({ maxLength: max })
+  })
+
+/** A string of at most `max` characters. */
+export const Text = (max: number) => Schema.String.check(isMaxChars(max))
+
+/** A non-negative number with at most three decimals (kilograms to the gram, kilometres to the metre, litres to the millilitre). */
+export const Thousandths = (maximum: number) =>
+  Schema.Number.check(
+    Schema.isBetween({ minimum: 0, maximum }),
+    Schema.makeFilter((n: number) =>
+      Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6 || "must have at most three decimals"
+    )
+  )
+
 export const NonBlankString = (max: number) =>
   Schema.String.check(
     Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"),
-    Schema.isMaxLength(max)
+    isMaxChars(max)
   )

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import { Conflict } from "./errors.ts"
 
@@ -9,21 +9,25 @@ import { Conflict } from "./errors.ts"
 export const orDie = <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, never, R> =>
   Effect.orDie(self)
 
-/** Like `orDie`, but a unique violation of one of `constraints` becomes a 409 with that message. */
+/** The constraint a violation names: unique violations carry it, other constraint errors keep it on the driver's cause. */
+const violatedConstraint = (error: SqlError.SqlError): string | undefined => {
+  const reason = error.reason
+  if (reason._tag === "UniqueViolation") return reason.constraint
+  if (reason._tag === "ConstraintError") {
+    const constraint = (reason.cause as { readonly constraint?: unknown } | undefined)?.constraint
+    return typeof constraint === "string" ? constraint : undefined
+  }
+  return undefined
+}
+
+/**
+ * Like `orDie`, but a violation of one of `constraints` (a unique index, or a
+ * foreign key that refuses a delete) becomes a 409 with that message.
+ */
 export const uniqueAsConflict = (constraints: Record<string, string>) =>
 <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, Conflict, R> =>
   Effect.catch(self, (error) => {
-    const reason = error.reason
-    if (reason._tag === "UniqueViolation") {
-      const message = constraints[reason.constraint]
-      if (message !== undefined) return Effect.fail(new Conflict({ reason: message }))
-    }
-    return Effect.die(error)
+    const constraint = violatedConstraint(error)
+    const message = constraint === undefined ? undefined : constraints[constraint]
+    return message === undefined ? Effect.die(error) : Effect.fail(new Conflict({ reason: message }))
   })
-
-/** The first row of a result, decoded, if there is one. */
-export const firstRow = <A>(decode: (row: any) => A) => (rows: ReadonlyArray<any>): Option.Option<A> =>
-  Option.map(Option.fromNullishOr(rows[0]), decode)
-
-/** A space-separated column (scopes, grant types) as its words. */
-export const spaceSeparated = (value: unknown): Array<string> => String(value).split(" ").filter((s) => s !== "")

@@ -12,3 +12,17 @@ export interface Tenant {
   readonly organizationId: string
   readonly environment: Environment
 }
+
+/**
+ * The shape of a tenant-owned repository: every method takes the tenant
+ * first. Methods that serve every tenant at once (a background job claiming
+ * due work across organizations, authentication finding a credential by its
+ * hash) are named in `CrossTenant`, so each exception is visible where the
+ * port is declared. A method that forgets the tenant does not type-check:
+ * its type becomes a message instead of a function.
+ */
+export type TenantScoped<Shape, CrossTenant extends keyof Shape = never> = {
+  readonly [K in keyof Shape]: K extends CrossTenant ? Shape[K]
+    : Shape[K] extends (tenant: Tenant, ...args: infer _Args) => infer _R ? Shape[K]
+    : `${K & string} must take the Tenant as its first parameter, or be listed as cross-tenant`
+}

@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, DateTime, Effect } from "effect"
 
 /** Milliseconds since the epoch as ISO 8601 (UTC, millisecond precision). */
 export const isoFromMillis = (ms: number): string => new Date(ms).toISOString()
@@ -15,3 +15,39 @@ export const toIsoOrNull = (value: Date | string | null | undefined): string | n
 /** A stored date (YYYY-MM-DD) as a string, whatever the driver returned. */
 export const toDateString = (value: Date | string): string =>
   typeof value === "string" ? value.slice(0, 10) : value.toISOString().slice(0, 10)
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The calendar date (YYYY-MM-DD) an instant falls on in a time zone (an organization's "today"). */
+export const localDate = (epochMs: number, timeZone: string): string => {
+  let formatter = dateFormats.get(timeZone)
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+    dateFormats.set(timeZone, formatter)
+  }
+  const fields = formatter.formatToParts(epochMs)
+  const get = (type: string) => fields.find((p) => p.type === type)!.value
+  return `${get("year").padStart(4, "0")}-${get("month")}-${get("day")}`
+}
+
+const hourFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The hour of the day (0–23) an instant falls in, in a time zone (when an organization's daily job is due). */
+export const localHour = (epochMs: number, timeZone: string): number => {
+  let formatter = hourFormats.get(timeZone)
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" })
+    hourFormats.set(timeZone, formatter)
+  }
+  return Number(formatter.formatToParts(epochMs).find((p) => p.type === "hour")!.value)
+}
+
+/** The instant (ISO 8601, UTC) a calendar day (YYYY-MM-DD) starts in a time zone. */
+export const dayStart = (date: string, timeZone: string): string => {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number]
+  const zoned = DateTime.makeZonedUnsafe({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, {
+    timeZone,
+    adjustForTimeZone: true
+  })
+  return DateTime.formatIso(DateTime.toUtc(zoned))
+}

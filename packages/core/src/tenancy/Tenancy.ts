@@ -1,21 +1,41 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Kdf, SecureRandom } from "effect/crypto"
-import { hashLowEntropy } from "../auth/secrets.ts"
+import { hashLowEntropy } from "../shared/secrets.ts"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { invalidCuiIssue, normalizeCui } from "../shared/identifiers.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
-import { isValidTimeZone, type Member, type MemberRole, type Organization, type User } from "./model.ts"
-import { type OrganizationSettingsPatch, TenancyRepo } from "./TenancyRepo.ts"
+import {
+  EscalationDelayDays,
+  type Member,
+  type MemberRole,
+  type Organization,
+  type OrganizationCreate,
+  OrganizationId,
+  OrganizationName,
+  type OrganizationUpdate,
+  TimeZone,
+  type User,
+  UserId
+} from "./model.ts"
+import { TenancyRepo } from "./TenancyRepo.ts"
 
 export const DEFAULT_TIME_ZONE = "UTC"
 export const DEFAULT_ESCALATION_DELAY_DAYS = 7
 
+const isOrganizationName = Schema.is(OrganizationName)
+const isTimeZone = Schema.is(TimeZone)
+const isEscalationDelayDays = Schema.is(EscalationDelayDays)
+
 /** Organizations, their members and settings. */
 export class Tenancy extends Context.Service<Tenancy, {
-  readonly createOrganization: (input: { readonly name: string; readonly time_zone?: string | undefined }) => Effect.Effect<Organization, ValidationFailed>
+  readonly createOrganization: (input: OrganizationCreate) => Effect.Effect<Organization, ValidationFailed>
   readonly getOrganization: (id: string) => Effect.Effect<Organization, NotFound>
-  readonly updateSettings: (id: string, patch: OrganizationSettingsPatch) => Effect.Effect<Organization, NotFound | ValidationFailed>
+  readonly updateSettings: (
+    id: string,
+    patch: OrganizationUpdate
+  ) => Effect.Effect<Organization, NotFound | ValidationFailed | Conflict>
   readonly createUser: (input: { readonly email: string; readonly name: string; readonly password?: string | undefined }) => Effect.Effect<User, Conflict>
   readonly setPassword: (userId: string, password: string) => Effect.Effect<void, NotFound | ValidationFailed>
   readonly addMember: (organizationId: string, userId: string, role: MemberRole) => Effect.Effect<Member, NotFound>
@@ -35,17 +55,21 @@ export class Tenancy extends Context.Service<Tenancy, {
       const tx = yield* Transactor
       const crypto = yield* Effect.context<Kdf.Kdf | SecureRandom.SecureRandom>()
 
-      const checkSettings = (patch: OrganizationSettingsPatch) => {
+      // Core's own callers (the CLI, embedding hosts) reach here without the API's payload schema,
+      // and a stored organization must always read back through its schema.
+      const checkSettings = (patch: OrganizationUpdate) => {
         const details: Array<{ field: string; issue: string }> = []
-        if (patch.time_zone !== undefined && !isValidTimeZone(patch.time_zone)) {
+        if (patch.name !== undefined && !isOrganizationName(patch.name)) {
+          details.push({ field: "name", issue: "must be 1 to 200 characters, not all blank" })
+        }
+        if (patch.time_zone !== undefined && !isTimeZone(patch.time_zone)) {
           details.push({ field: "time_zone", issue: "must be an IANA time zone such as Europe/Bucharest" })
         }
-        if (
-          patch.escalation_delay_days !== undefined &&
-          (!Number.isInteger(patch.escalation_delay_days) || patch.escalation_delay_days < 0 ||
-            patch.escalation_delay_days > 365)
-        ) {
+        if (patch.escalation_delay_days !== undefined && !isEscalationDelayDays(patch.escalation_delay_days)) {
           details.push({ field: "escalation_delay_days", issue: "must be an integer between 0 and 365" })
+        }
+        if (typeof patch.vat_number === "string" && normalizeCui(patch.vat_number) === undefined) {
+          details.push({ field: "vat_number", issue: invalidCuiIssue })
         }
         return details.length > 0 ? Effect.fail(new ValidationFailed({ details })) : Effect.void
       }
@@ -69,12 +93,13 @@ export class Tenancy extends Context.Service<Tenancy, {
       return Tenancy.of({
         createOrganization: Effect.fn("Tenancy.createOrganization")(function*(input) {
           const timeZone = input.time_zone ?? DEFAULT_TIME_ZONE
-          yield* checkSettings({ time_zone: timeZone })
+          yield* checkSettings({ name: input.name, time_zone: timeZone })
           const org: Organization = {
-            id: yield* ids.uuid,
+            id: yield* newId(ids, OrganizationId),
             name: input.name,
             time_zone: timeZone,
             escalation_delay_days: DEFAULT_ESCALATION_DELAY_DAYS,
+            vat_number: null,
             created_at: yield* nowIso
           }
           yield* repo.insertOrganization(org)
@@ -83,13 +108,14 @@ export class Tenancy extends Context.Service<Tenancy, {
         getOrganization,
         updateSettings: Effect.fn("Tenancy.updateSettings")(function*(id, patch) {
           yield* checkSettings(patch)
-          const updated = yield* repo.updateOrganization(id, patch)
+          const stored = typeof patch.vat_number === "string" ? { ...patch, vat_number: normalizeCui(patch.vat_number) ?? null } : patch
+          const updated = yield* repo.updateOrganization(id, stored)
           if (Option.isNone(updated)) return yield* new NotFound({ resource: "organization", id })
           return updated.value
         }),
         createUser: Effect.fn("Tenancy.createUser")(function*(input) {
           const user: User = {
-            id: yield* ids.uuid,
+            id: yield* newId(ids, UserId),
             email: input.email.toLowerCase(),
             name: input.name,
             created_at: yield* nowIso

@@ -1,26 +1,46 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
-import { Conflict } from "../shared/errors.ts"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
+import { SqlClient, type Statement } from "effect/sql"
+import { Timestamp } from "../shared/columns.ts"
+import type { Conflict } from "../shared/errors.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { toIso } from "../shared/time.ts"
-import type { Member, MemberRole, Organization, User } from "./model.ts"
+import { table } from "../shared/tables.ts"
+import {
+  Member,
+  type MemberRole,
+  Membership,
+  Organization,
+  type OrganizationUpdate,
+  type User,
+  UserRecord
+} from "./model.ts"
 
-export interface OrganizationSettingsPatch {
-  readonly time_zone?: string | undefined
-  readonly escalation_delay_days?: number | undefined
-  readonly name?: string | undefined
+export const organizationConflicts = {
+  organizations_vat_number_key: "Another organization already has this VAT number"
 }
 
-/** Storage port for organizations, users and memberships. */
+export const OrganizationRow = Organization.mapFields(Struct.assign({ created_at: Timestamp }))
+export const UserRow = UserRecord.mapFields(Struct.assign({ created_at: Timestamp }))
+/** A membership joined with its user's name and email. */
+export const MemberRow = Member.mapFields(Struct.assign({ joined_at: Timestamp }))
+export const MembershipRow = Membership.mapFields(Struct.assign({ joined_at: Timestamp }))
+
+/**
+ * Storage port for organizations, users and memberships. These are the
+ * tenants themselves (and the people who act in them), so no call is scoped
+ * by one.
+ */
 export class TenancyRepo extends Context.Service<TenancyRepo, {
   readonly insertOrganization: (org: Organization) => Effect.Effect<void>
   readonly findOrganization: (id: string) => Effect.Effect<Option.Option<Organization>>
-  readonly updateOrganization: (id: string, patch: OrganizationSettingsPatch) => Effect.Effect<Option.Option<Organization>>
+  /** Fails with Conflict when the VAT number is another organization's. */
+  readonly updateOrganization: (id: string, patch: OrganizationUpdate) => Effect.Effect<Option.Option<Organization>, Conflict>
+  /** The organization holding a VAT number (as stored: digits, no `RO`). */
+  readonly findOrganizationByVatNumber: (vatNumber: string) => Effect.Effect<Option.Option<Organization>>
   readonly countOrganizations: Effect.Effect<number>
   /** Fails with Conflict when the email is taken. */
   readonly insertUser: (user: User, passwordHash: string | null) => Effect.Effect<void, Conflict>
   readonly findUser: (id: string) => Effect.Effect<Option.Option<User>>
-  readonly findUserByEmail: (email: string) => Effect.Effect<Option.Option<User & { readonly password_hash: string | null }>>
+  readonly findUserByEmail: (email: string) => Effect.Effect<Option.Option<UserRecord>>
   readonly setPasswordHash: (userId: string, hash: string) => Effect.Effect<void>
   /** Adds or changes a membership. */
   readonly upsertMembership: (organizationId: string, userId: string, role: MemberRole, at: string) => Effect.Effect<void>
@@ -32,82 +52,62 @@ export class TenancyRepo extends Context.Service<TenancyRepo, {
     TenancyRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-
-      const toOrganization = (r: any): Organization => ({
-        id: r.id,
-        name: r.name,
-        time_zone: r.time_zone,
-        escalation_delay_days: Number(r.escalation_delay_days),
-        created_at: toIso(r.created_at)
-      })
-      const toUser = (r: any): User => ({ id: r.id, email: r.email, name: r.name, created_at: toIso(r.created_at) })
-      const toMember = (r: any): Member => ({
-        user_id: r.user_id,
-        organization_id: r.organization_id,
-        name: r.name,
-        email: r.email,
-        role: r.role,
-        joined_at: toIso(r.joined_at)
-      })
+      const organizations = table(sql, { name: "organizations", row: OrganizationRow })
+      const users = table(sql, { name: "users", row: UserRow })
+      // Memberships are keyed by (organization, user), not by an id of their own, so they are read
+      // and written through their row schemas here rather than through `table`. The ids arrive as
+      // plain strings; encoding checks them against the row's id schemas.
+      const decodeMembers = Schema.decodeUnknownEffect(Schema.Array(MemberRow))
+      const encodeMembership = Schema.encodeUnknownEffect(MembershipRow)
+      const members = (statement: Statement.Statement<unknown>) =>
+        orDie(statement).pipe(Effect.flatMap((rows) => Effect.orDie(decodeMembers(rows))))
+      const selectMembers = (conditions: ReadonlyArray<Statement.Fragment>) =>
+        sql`SELECT m.*, u.name, u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${sql.and(conditions)}`
+      const withoutHash = (user: UserRecord): User => Struct.omit(user, ["password_hash"])
+      const findOrganization = (id: string) => organizations.one(sql`SELECT * FROM organizations WHERE id = ${id}`)
 
       return TenancyRepo.of({
-        insertOrganization: (org) =>
-          orDie(sql`INSERT INTO organizations (id, name, time_zone, escalation_delay_days, created_at)
-            VALUES (${org.id}, ${org.name}, ${org.time_zone}, ${org.escalation_delay_days}, ${org.created_at})`.pipe(
-            Effect.asVoid
-          )),
-        findOrganization: (id) =>
-          orDie(sql`SELECT * FROM organizations WHERE id = ${id}`).pipe(
-            Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toOrganization))
-          ),
-        updateOrganization: (id, patch) =>
-          orDie(sql`UPDATE organizations SET
-              name = COALESCE(${patch.name ?? null}, name),
-              time_zone = COALESCE(${patch.time_zone ?? null}, time_zone),
-              escalation_delay_days = COALESCE(${patch.escalation_delay_days ?? null}::int, escalation_delay_days)
-            WHERE id = ${id} RETURNING *`).pipe(
-            Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toOrganization))
-          ),
-        countOrganizations: orDie(sql`SELECT count(*)::int AS n FROM organizations`).pipe(
-          Effect.map((rows) => Number((rows[0] as any).n))
+        insertOrganization: (org) => orDie(organizations.insert(org)),
+        findOrganization,
+        updateOrganization: (id, patch) => {
+          const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined))
+          return Object.keys(changes).length === 0
+            ? findOrganization(id)
+            : sql`UPDATE organizations SET ${sql.update(changes)} WHERE id = ${id} RETURNING id`.pipe(
+              uniqueAsConflict(organizationConflicts),
+              Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : findOrganization(id))
+            )
+        },
+        findOrganizationByVatNumber: (vatNumber) =>
+          organizations.one(sql`SELECT * FROM organizations WHERE vat_number = ${vatNumber}`),
+        countOrganizations: orDie(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM organizations`).pipe(
+          Effect.map((rows) => rows[0]?.n ?? 0)
         ),
         insertUser: (user, passwordHash) =>
-          sql`INSERT INTO users (id, email, name, password_hash, created_at)
-            VALUES (${user.id}, ${user.email.toLowerCase()}, ${user.name}, ${passwordHash}, ${user.created_at})`.pipe(
-            Effect.asVoid,
+          users.insert({ ...user, email: user.email.toLowerCase(), password_hash: passwordHash }).pipe(
             uniqueAsConflict({ users_email_key: `A user with the email ${user.email} already exists` })
           ),
         findUser: (id) =>
-          orDie(sql`SELECT * FROM users WHERE id = ${id}`).pipe(
-            Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toUser))
-          ),
-        findUserByEmail: (email) =>
-          orDie(sql`SELECT * FROM users WHERE email = ${email.toLowerCase()}`).pipe(
-            Effect.map((rows) =>
-              Option.map(Option.fromNullishOr(rows[0]), (r: any) => ({ ...toUser(r), password_hash: r.password_hash }))
-            )
-          ),
+          users.one(sql`SELECT * FROM users WHERE id = ${id}`).pipe(Effect.map(Option.map(withoutHash))),
+        findUserByEmail: (email) => users.one(sql`SELECT * FROM users WHERE email = ${email.toLowerCase()}`),
         setPasswordHash: (userId, hash) =>
           orDie(sql`UPDATE users SET password_hash = ${hash} WHERE id = ${userId}`).pipe(Effect.asVoid),
         upsertMembership: (organizationId, userId, role, at) =>
-          orDie(sql`INSERT INTO memberships (organization_id, user_id, role, joined_at)
-            VALUES (${organizationId}, ${userId}, ${role}, ${at})
-            ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`).pipe(Effect.asVoid),
+          Effect.flatMap(
+            Effect.orDie(encodeMembership({ organization_id: organizationId, user_id: userId, role, joined_at: at })),
+            (row) =>
+              orDie(sql`INSERT INTO memberships ${sql.insert(row)}
+                ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`)
+          ).pipe(Effect.asVoid),
         findMember: (organizationId, userId) =>
-          orDie(sql`SELECT m.organization_id, m.user_id, m.role, m.joined_at, u.name, u.email
-            FROM memberships m JOIN users u ON u.id = m.user_id
-            WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`).pipe(
-            Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toMember))
+          members(selectMembers([sql`m.organization_id = ${organizationId}`, sql`m.user_id = ${userId}`])).pipe(
+            Effect.map((rows) => Option.fromNullishOr(rows[0]))
           ),
         listMembers: (organizationId) =>
-          orDie(sql`SELECT m.organization_id, m.user_id, m.role, m.joined_at, u.name, u.email
-            FROM memberships m JOIN users u ON u.id = m.user_id
-            WHERE m.organization_id = ${organizationId} ORDER BY m.joined_at, u.id`).pipe(
-            Effect.map((rows) => rows.map(toMember))
-          ),
+          members(sql`${selectMembers([sql`m.organization_id = ${organizationId}`])} ORDER BY m.joined_at, u.id`),
         listOrganizationsOfUser: (userId) =>
-          orDie(sql`SELECT o.* FROM organizations o JOIN memberships m ON m.organization_id = o.id
-            WHERE m.user_id = ${userId} ORDER BY o.name, o.id`).pipe(Effect.map((rows) => rows.map(toOrganization)))
+          organizations.all(sql`SELECT o.* FROM organizations o JOIN memberships m ON m.organization_id = o.id
+            WHERE m.user_id = ${userId} ORDER BY o.name, o.id`)
       })
     })
   )

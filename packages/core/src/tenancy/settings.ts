@@ -1,9 +1,8 @@
 import { Effect } from "effect"
-import { BadRequest, type NotFound, type ValidationFailed } from "../shared/errors.ts"
+import { BadRequest, type Conflict, type NotFound, type ValidationFailed } from "../shared/errors.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import type { Organization } from "./model.ts"
+import type { Organization, OrganizationUpdate } from "./model.ts"
 import { Tenancy } from "./Tenancy.ts"
-import type { OrganizationSettingsPatch } from "./TenancyRepo.ts"
 
 /**
  * Changes an organization's settings on behalf of a caller in one of its
@@ -13,8 +12,8 @@ import type { OrganizationSettingsPatch } from "./TenancyRepo.ts"
  */
 export const changeSettings = (
   tenant: Tenant,
-  patch: OrganizationSettingsPatch
-): Effect.Effect<Organization, BadRequest | NotFound | ValidationFailed, Tenancy> =>
+  patch: OrganizationUpdate
+): Effect.Effect<Organization, BadRequest | NotFound | ValidationFailed | Conflict, Tenancy> =>
   tenant.environment === "live"
     ? Effect.flatMap(Tenancy, (tenancy) => tenancy.updateSettings(tenant.organizationId, patch))
     : Effect.fail(

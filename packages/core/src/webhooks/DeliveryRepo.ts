@@ -1,19 +1,26 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
-import { DELIVERY_CHANNEL } from "../events/Outbox.ts"
+import type { StoredOutboxEvent } from "../events/Outbox.ts"
+import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { keysetPage } from "../shared/sqlPage.ts"
-import type { Tenant } from "../shared/tenant.ts"
-import { toIso, toIsoOrNull } from "../shared/time.ts"
+import { keysetPage, table, tenantTable } from "../shared/tables.ts"
+import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import {
-  type ClaimedDelivery,
+  AttemptRecord,
+  ClaimedDelivery,
   type DeliveryFilter,
   type DeliveryOutcome,
   type DeliveryStatus,
   INLINE_ATTEMPTS,
+  StoredDelivery,
+  toWebhookAttempt,
+  toWebhookDelivery,
   type WebhookAttempt,
-  type WebhookDelivery
+  type WebhookDelivery,
+  WebhookDeliveryId,
+  type WebhookSubscriptionId
 } from "./model.ts"
 
 export interface ClaimRequest {
@@ -24,131 +31,192 @@ export interface ClaimRequest {
   readonly claimToken: string
 }
 
+/** The PostgreSQL channel told when deliveries commit, so workers in other processes wake at once. */
+export const DELIVERY_CHANNEL = "opsplatform_webhook_deliveries"
+
+/** A new delivery of a stored event to one subscription: pending, due when the event was stored. */
+export const queuedDelivery = (
+  id: WebhookDeliveryId,
+  subscriptionId: WebhookSubscriptionId,
+  event: StoredOutboxEvent
+): StoredDelivery => ({
+  id,
+  subscription_id: subscriptionId,
+  outbox_event_id: event.id,
+  event_id: event.eventId,
+  event_type: event.type,
+  status: "pending",
+  attempts: 0,
+  attempt_count: 0,
+  next_attempt_at: event.createdAt,
+  locked_until: null,
+  claim_token: null,
+  last_attempt_at: null,
+  last_status_code: null,
+  last_error: null,
+  created_at: event.createdAt,
+  updated_at: event.createdAt
+})
+
+/** A stored delivery, its instants as timestamptz. */
+export const DeliveryRow = StoredDelivery.mapFields(Struct.assign({
+  next_attempt_at: NullableTimestamp,
+  last_attempt_at: NullableTimestamp,
+  locked_until: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}))
+
+export const AttemptRow = AttemptRecord.mapFields(Struct.assign({ created_at: Timestamp, next_attempt_at: NullableTimestamp }))
+
+/**
+ * What the claim statement returns: the leased delivery with its tenant and
+ * secrets gathered as json, under the delivery table's column names.
+ */
+const ClaimedRow = ClaimedDelivery.mapFields(Struct.assign({
+  tenant: Json(ClaimedDelivery.fields.tenant),
+  secrets: Json(ClaimedDelivery.fields.secrets)
+})).pipe(Schema.encodeKeys({
+  subscriptionId: "subscription_id",
+  eventId: "event_id",
+  eventType: "event_type",
+  attemptNumber: "attempt_count",
+  claimToken: "claim_token"
+}))
+
 /**
  * Storage port for deliveries and their attempt log, and the worker's two
  * moves: `claim` leases due deliveries (skipping any another worker holds)
  * and `record` writes outcomes back — only where the lease is still the
  * recorder's, so a worker that lost its lease cannot overwrite the state.
- * Deliveries themselves are created by the Outbox, in the publishing
- * transaction.
+ * Deliveries are created by `enqueue`, which the webhook fan-out runs in the
+ * publishing transaction of each event. Attempts carry no tenant of their
+ * own: they are reached through their delivery.
  */
-export class DeliveryRepo extends Context.Service<DeliveryRepo, {
-  readonly find: (tenant: Tenant, subscriptionId: string, id: string) => Effect.Effect<Option.Option<WebhookDelivery>>
+export class DeliveryRepo extends Context.Service<DeliveryRepo, TenantScoped<{
+  /**
+   * Queues the event for delivery, due now: to every enabled subscription of
+   * the tenant that lists its type, or to the one subscription given (whatever
+   * its types) when it is the tenant's. Answers the new deliveries' ids.
+   */
+  readonly enqueue: (
+    tenant: Tenant,
+    event: StoredOutboxEvent,
+    subscriptionId?: WebhookSubscriptionId | undefined
+  ) => Effect.Effect<ReadonlyArray<WebhookDeliveryId>>
+  readonly find: (
+    tenant: Tenant,
+    subscriptionId: WebhookSubscriptionId,
+    id: WebhookDeliveryId
+  ) => Effect.Effect<Option.Option<WebhookDelivery>>
   readonly list: (
     tenant: Tenant,
-    subscriptionId: string,
+    subscriptionId: WebhookSubscriptionId,
     filter: DeliveryFilter,
     page: PageRequest
   ) => Effect.Effect<Page<WebhookDelivery>>
-  readonly listAttempts: (deliveryId: string, page: PageRequest) => Effect.Effect<Page<WebhookAttempt>>
+  /** The attempts of the tenant's delivery, newest first; none for a delivery of another tenant. */
+  readonly listAttempts: (tenant: Tenant, deliveryId: WebhookDeliveryId, page: PageRequest) => Effect.Effect<Page<WebhookAttempt>>
   /**
    * Redeliver's write: back to `pending` with a fresh budget, due at `at` —
    * only if the delivery is still in `expected`; false when it moved meanwhile.
    */
-  readonly reset: (tenant: Tenant, id: string, expected: DeliveryStatus, at: string) => Effect.Effect<boolean>
+  readonly reset: (tenant: Tenant, id: WebhookDeliveryId, expected: DeliveryStatus, at: string) => Effect.Effect<boolean>
+  /** Cross-tenant: workers lease whatever is due, of every organization. */
   readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  /** Cross-tenant: writes back the outcomes of claims, each under its own lease's claim token. */
   readonly record: (outcomes: ReadonlyArray<DeliveryOutcome>, now: string) => Effect.Effect<void>
-}>()("@opsplatform/core/webhooks/DeliveryRepo") {
-  static readonly layerSql: Layer.Layer<DeliveryRepo, never, SqlClient.SqlClient> = Layer.effect(
+}, "claim" | "record">>()("@opsplatform/core/webhooks/DeliveryRepo") {
+  static readonly layerSql: Layer.Layer<DeliveryRepo, never, SqlClient.SqlClient | Ids> = Layer.effect(
     DeliveryRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const tenantIs = (t: Tenant) => sql`organization_id = ${t.organizationId} AND environment = ${t.environment}`
-
-      const decodeAttempt = (r: any): WebhookAttempt => ({
-        number: Number(r.number),
-        attempted_at: toIso(r.created_at),
-        status_code: r.status_code === null ? null : Number(r.status_code),
-        duration_ms: Number(r.duration_ms),
-        error: r.error,
-        response_body: r.response_body,
-        next_attempt_at: toIsoOrNull(r.next_attempt_at)
-      })
-      const decode = (r: any, attempts: ReadonlyArray<WebhookAttempt>): WebhookDelivery => ({
-        id: r.id,
-        subscription_id: r.subscription_id,
-        event_id: r.event_id,
-        event_type: r.event_type,
-        status: r.status,
-        attempt_count: Number(r.attempt_count),
-        next_attempt_at: r.status === "succeeded" || r.status === "dead" ? null : toIsoOrNull(r.next_attempt_at),
-        last_attempt_at: toIsoOrNull(r.last_attempt_at),
-        last_status_code: r.last_status_code === null ? null : Number(r.last_status_code),
-        last_error: r.last_error,
-        attempts,
-        created_at: toIso(r.created_at),
-        updated_at: toIso(r.updated_at)
-      })
+      const ids = yield* Ids
+      const deliveries = tenantTable(sql, { name: "webhook_deliveries", row: DeliveryRow })
+      // The same table without the tenant rule, for its columns only: enqueue writes several rows in one statement.
+      const deliveryColumns = table(sql, { name: "webhook_deliveries", row: DeliveryRow }).columns
+      const attempts = table(sql, { name: "webhook_attempts", row: AttemptRow })
+      const decodeClaimedRows = Schema.decodeUnknownEffect(Schema.Array(ClaimedRow))
+      const decodeClaimed = (rows: ReadonlyArray<unknown>) => Effect.orDie(decodeClaimedRows(rows))
 
       /** The latest attempts of each delivery, in one query. */
-      const inlineAttempts = (ids: ReadonlyArray<string>) =>
-        ids.length === 0
+      const inlineAttempts = (deliveryIds: ReadonlyArray<string>) =>
+        deliveryIds.length === 0
           ? Effect.succeed(new Map<string, Array<WebhookAttempt>>())
-          : orDie(sql`SELECT * FROM (
+          : attempts.all(sql`SELECT * FROM (
                 SELECT a.*, row_number() OVER (PARTITION BY delivery_id ORDER BY number DESC) AS rank
-                FROM webhook_attempts a WHERE ${sql.in("delivery_id", ids)}
+                FROM webhook_attempts a WHERE ${sql.in("delivery_id", deliveryIds)}
               ) latest WHERE rank <= ${INLINE_ATTEMPTS} ORDER BY number DESC`).pipe(
             Effect.map((rows) => {
               const byDelivery = new Map<string, Array<WebhookAttempt>>()
-              for (const r of rows as ReadonlyArray<any>) {
-                const list = byDelivery.get(r.delivery_id) ?? []
-                list.push(decodeAttempt(r))
-                byDelivery.set(r.delivery_id, list)
+              for (const a of rows) {
+                const list = byDelivery.get(a.delivery_id) ?? []
+                list.push(toWebhookAttempt(a))
+                byDelivery.set(a.delivery_id, list)
               }
               return byDelivery
             })
           )
 
-      const decodeClaimed = (r: any): ClaimedDelivery => {
-        const secrets = typeof r.secrets === "string" ? JSON.parse(r.secrets) : r.secrets
-        return {
-          id: r.id,
-          tenant: { organizationId: r.organization_id, environment: r.environment },
-          subscriptionId: r.subscription_id,
-          url: r.url,
-          eventId: r.event_id,
-          eventType: r.event_type,
-          payload: r.payload,
-          attempts: Number(r.attempts),
-          attemptNumber: Number(r.attempt_count),
-          reclaimed: r.previous_status === "sending",
-          claimToken: r.claim_token,
-          secrets: secrets ?? []
-        }
-      }
+      const withAttempts = (stored: ReadonlyArray<StoredDelivery>) =>
+        Effect.map(
+          inlineAttempts(stored.map((d) => d.id)),
+          (byDelivery) => stored.map((d) => toWebhookDelivery(d, byDelivery.get(d.id) ?? []))
+        )
 
       return DeliveryRepo.of({
+        enqueue: (tenant, event, subscriptionId) =>
+          Effect.gen(function*() {
+            const targets = subscriptionId === undefined
+              ? sql`enabled AND event_types @> ${JSON.stringify([event.type])}::jsonb`
+              : sql`id = ${subscriptionId}`
+            const subscriptions = yield* orDie(sql<{ readonly id: WebhookSubscriptionId }>`SELECT id FROM webhook_subscriptions
+              WHERE organization_id = ${tenant.organizationId} AND environment = ${tenant.environment} AND ${targets}`)
+            const rows: Array<Record<string, unknown>> = []
+            const queued: Array<WebhookDeliveryId> = []
+            for (const s of subscriptions) {
+              const delivery = queuedDelivery(yield* newId(ids, WebhookDeliveryId), s.id, event)
+              rows.push({
+                ...(yield* deliveryColumns(delivery)),
+                organization_id: tenant.organizationId,
+                environment: tenant.environment
+              })
+              queued.push(delivery.id)
+            }
+            const [first, ...rest] = rows
+            if (first === undefined) return []
+            yield* orDie(sql`WITH queued AS (INSERT INTO ${deliveries.name} ${sql.insert([first, ...rest])} RETURNING 1)
+              SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) one`)
+            return queued
+          }),
         find: (tenant, subscriptionId, id) =>
           Effect.gen(function*() {
-            const rows = yield* orDie(sql`SELECT * FROM webhook_deliveries
-              WHERE id = ${id} AND subscription_id = ${subscriptionId} AND ${tenantIs(tenant)}`)
-            const row = rows[0]
-            if (row === undefined) return Option.none()
-            const attempts = yield* inlineAttempts([id])
-            return Option.some(decode(row, attempts.get(id) ?? []))
+            const found = yield* deliveries.find(tenant, [sql`id = ${id}`, sql`subscription_id = ${subscriptionId}`])
+            if (Option.isNone(found)) return Option.none()
+            const [delivery] = yield* withAttempts([found.value])
+            return Option.fromNullishOr(delivery)
           }),
         list: (tenant, subscriptionId, filter, page) =>
           Effect.gen(function*() {
-            const found = yield* keysetPage(sql, {
-              table: "webhook_deliveries",
-              where: sql.and([
-                sql`subscription_id = ${subscriptionId}`,
-                tenantIs(tenant),
-                filter.status === undefined ? sql`TRUE` : sql`status = ${filter.status}`
-              ]),
-              page,
-              decode: (r: any) => r
-            })
-            const attempts = yield* inlineAttempts(found.items.map((r: any) => r.id))
-            return { items: found.items.map((r: any) => decode(r, attempts.get(r.id) ?? [])), meta: found.meta }
+            const found = yield* deliveries.page(tenant, [
+              sql`subscription_id = ${subscriptionId}`,
+              filter.status === undefined ? sql`TRUE` : sql`status = ${filter.status}`
+            ], page)
+            return { items: yield* withAttempts(found.items), meta: found.meta }
           }),
-        listAttempts: (deliveryId, page) =>
-          keysetPage(sql, { table: "webhook_attempts", where: sql`delivery_id = ${deliveryId}`, page, decode: decodeAttempt }),
+        listAttempts: (tenant, deliveryId, page) =>
+          keysetPage(sql, {
+            table: attempts.name,
+            select: attempts.select,
+            where: sql`delivery_id IN (SELECT id FROM webhook_deliveries WHERE ${deliveries.where(tenant, [sql`id = ${deliveryId}`])})`,
+            page,
+            all: attempts.all
+          }).pipe(Effect.map((found) => ({ items: found.items.map(toWebhookAttempt), meta: found.meta }))),
         reset: (tenant, id, expected, at) =>
           orDie(sql`WITH moved AS (
               UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${at},
                 locked_until = NULL, claim_token = NULL, updated_at = ${at}
-              WHERE id = ${id} AND ${tenantIs(tenant)} AND status = ${expected} RETURNING id
+              WHERE ${deliveries.where(tenant, [sql`id = ${id}`, sql`status = ${expected}`])} RETURNING id
             )
             SELECT id, pg_notify(${DELIVERY_CHANNEL}, '') FROM moved`).pipe(
             Effect.map((rows) => rows.length > 0)
@@ -170,73 +238,57 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo, {
               RETURNING d.id, d.organization_id, d.environment, d.subscription_id, d.outbox_event_id, d.event_id,
                 d.event_type, d.attempts, d.attempt_count, d.claim_token, due.previous_status
             )
-            SELECT c.*, e.payload, s.url,
-              (SELECT json_agg(json_build_object('id', w.id, 'sealed', w.sealed) ORDER BY w.created_at DESC, w.id DESC)
+            SELECT c.id, c.subscription_id, c.event_id, c.event_type, c.attempts, c.attempt_count, c.claim_token,
+              json_build_object('organizationId', c.organization_id, 'environment', c.environment) AS tenant,
+              c.previous_status = 'sending' AS reclaimed, e.payload, s.url,
+              COALESCE((SELECT json_agg(json_build_object('id', w.id, 'sealed', w.sealed) ORDER BY w.created_at DESC, w.id DESC)
                 FROM webhook_secrets w
-                WHERE w.subscription_id = c.subscription_id AND (w.expires_at IS NULL OR w.expires_at > ${now})) AS secrets
+                WHERE w.subscription_id = c.subscription_id AND (w.expires_at IS NULL OR w.expires_at > ${now})), '[]'::json) AS secrets
             FROM claimed c
             JOIN outbox_events e ON e.id = c.outbox_event_id
-            JOIN webhook_subscriptions s ON s.id = c.subscription_id`).pipe(
-            Effect.map((rows) => rows.map(decodeClaimed))
-          ),
-        record: (outcomes, now) => {
-          if (outcomes.length === 0) return Effect.void
-          const states = outcomes.map((o) => ({
-            id: o.id,
-            claim_token: o.claimToken,
-            status: o.status,
-            attempts: o.attempts,
-            next_attempt_at: o.nextAttemptAt,
-            last_attempt_at: o.lastAttemptAt,
-            last_status_code: o.lastStatusCode,
-            last_error: o.lastError,
-            disable: o.disableSubscription
-          }))
-          const log = outcomes.flatMap((o) =>
-            o.log.map((a) => ({
-              id: a.id,
-              delivery_id: a.delivery_id,
-              number: a.number,
-              created_at: a.attempted_at,
-              status_code: a.status_code,
-              duration_ms: a.duration_ms,
-              error: a.error,
-              response_body: a.response_body,
-              next_attempt_at: a.next_attempt_at
+            JOIN webhook_subscriptions s ON s.id = c.subscription_id`).pipe(Effect.flatMap(decodeClaimed)),
+        record: (outcomes, now) =>
+          Effect.gen(function*() {
+            if (outcomes.length === 0) return
+            const states = outcomes.map((o) => ({
+              id: o.id,
+              claim_token: o.claimToken,
+              status: o.status,
+              attempts: o.attempts,
+              next_attempt_at: o.nextAttemptAt,
+              last_attempt_at: o.lastAttemptAt,
+              last_status_code: o.lastStatusCode,
+              last_error: o.lastError,
+              disable: o.disableSubscription
             }))
-          )
-          // One statement: lock the deliveries (so none is deleted under the insert), log every attempt
-          // (a late attempt of a lost lease included, once per number), and move the state only where
-          // the lease is still the recorder's.
-          return orDie(sql`WITH input AS (
-              SELECT * FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb) AS x(
-                id uuid, claim_token uuid, status text, attempts integer, next_attempt_at timestamptz,
-                last_attempt_at timestamptz, last_status_code integer, last_error text, disable boolean)
-            ), live AS (
-              SELECT d.id, d.subscription_id, d.claim_token FROM webhook_deliveries d
-              WHERE d.id IN (SELECT id FROM input) FOR UPDATE
-            ), logged AS (
-              INSERT INTO webhook_attempts (id, delivery_id, number, created_at, status_code, duration_ms, error,
-                response_body, next_attempt_at)
-              SELECT a.id, a.delivery_id, a.number, a.created_at, a.status_code, a.duration_ms, a.error,
-                a.response_body, a.next_attempt_at
-              FROM jsonb_to_recordset(${JSON.stringify(log)}::jsonb) AS a(
-                id uuid, delivery_id uuid, number integer, created_at timestamptz, status_code integer,
-                duration_ms integer, error text, response_body text, next_attempt_at timestamptz)
-              WHERE a.delivery_id IN (SELECT id FROM live)
-              ON CONFLICT (delivery_id, number) DO NOTHING
-            ), moved AS (
-              UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempts,
-                next_attempt_at = i.next_attempt_at, locked_until = NULL, claim_token = NULL,
-                last_attempt_at = i.last_attempt_at, last_status_code = i.last_status_code,
-                last_error = i.last_error, updated_at = ${now}
-              FROM input i JOIN live l ON l.id = i.id
-              WHERE d.id = i.id AND l.claim_token = i.claim_token
-              RETURNING d.subscription_id, i.disable
-            )
-            UPDATE webhook_subscriptions s SET enabled = FALSE, disabled_reason = 'endpoint_gone', updated_at = ${now}
-            WHERE s.id IN (SELECT subscription_id FROM moved WHERE disable) AND s.enabled`).pipe(Effect.asVoid)
-        }
+            const log = yield* Effect.forEach(outcomes.flatMap((o) => o.log), attempts.columns)
+            // One statement: lock the deliveries (so none is deleted under the insert), log every attempt
+            // (a late attempt of a lost lease included, once per number), and move the state only where
+            // the lease is still the recorder's.
+            yield* orDie(sql`WITH input AS (
+                SELECT * FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb) AS x(
+                  id uuid, claim_token uuid, status text, attempts integer, next_attempt_at timestamptz,
+                  last_attempt_at timestamptz, last_status_code integer, last_error text, disable boolean)
+              ), live AS (
+                SELECT d.id, d.subscription_id, d.claim_token FROM webhook_deliveries d
+                WHERE d.id IN (SELECT id FROM input) FOR UPDATE
+              ), logged AS (
+                INSERT INTO webhook_attempts
+                SELECT a.* FROM jsonb_populate_recordset(NULL::webhook_attempts, ${JSON.stringify(log)}::jsonb) a
+                WHERE a.delivery_id IN (SELECT id FROM live)
+                ON CONFLICT (delivery_id, number) DO NOTHING
+              ), moved AS (
+                UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempts,
+                  next_attempt_at = i.next_attempt_at, locked_until = NULL, claim_token = NULL,
+                  last_attempt_at = i.last_attempt_at, last_status_code = i.last_status_code,
+                  last_error = i.last_error, updated_at = ${now}
+                FROM input i JOIN live l ON l.id = i.id
+                WHERE d.id = i.id AND l.claim_token = i.claim_token
+                RETURNING d.subscription_id, i.disable
+              )
+              UPDATE webhook_subscriptions s SET enabled = FALSE, disabled_reason = 'endpoint_gone', updated_at = ${now}
+              WHERE s.id IN (SELECT subscription_id FROM moved WHERE disable) AND s.enabled`)
+          })
       })
     })
   )

@@ -1,27 +1,20 @@
-import { Cause, Clock, Context, Duration, Effect, Exit, Latch, Layer, Queue, Random, Result, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Latch, Layer, Queue, Random, Result, Scope } from "effect"
 import { Mac } from "effect/crypto"
-import { Ids } from "../shared/Ids.ts"
+import { orLog } from "../shared/logging.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import { isoFromMillis as iso } from "../shared/time.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { DeliverySignal } from "./DeliverySignal.ts"
-import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome } from "./model.ts"
+import { type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome, WebhookAttemptId } from "./model.ts"
 import { afterAttempt, attemptBudget, type AttemptResult, parseRetryAfter } from "./rules.ts"
 import { SecretBox } from "./SecretBox.ts"
 import { WebhookSettings } from "./settings.ts"
-import { macKey, signatureHeader } from "./signing.ts"
-import { secretContext } from "./Webhooks.ts"
+import { macKey, secretContext, signatureHeader } from "./signing.ts"
 import { type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
 
 /** Most outcomes one record statement writes, and how long a small batch waits for company. */
 const RECORD_BATCH = 500
 const RECORD_GATHER_MS = 5
-
-/** Logs a storage failure and carries on with `fallback`; an interruption (shutdown) stays one. */
-const orLog = <A, E, R, B>(self: Effect.Effect<A, E, R>, message: string, fallback: B): Effect.Effect<A | B, never, R> =>
-  Effect.catchCause(self, (cause) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.failCause(cause as Cause.Cause<never>)
-      : Effect.as(Effect.logError(message, Cause.squash(cause)), fallback))
 
 const LOST_ATTEMPT = "No outcome was recorded: the worker sending this attempt stopped before its lease ran out"
 
@@ -84,10 +77,10 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
           if (claimed.reclaimed) {
             used += 1
             log.push({
-              id: yield* ids.uuid,
+              id: yield* newId(ids, WebhookAttemptId),
               delivery_id: claimed.id,
               number: claimed.attemptNumber - 1,
-              attempted_at: iso(claimedAt),
+              created_at: iso(claimedAt),
               status_code: null,
               duration_ms: 0,
               error: LOST_ATTEMPT,
@@ -160,10 +153,10 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
             ? "Redirects are not followed; point the subscription at the final address"
             : null
           log.push({
-            id: yield* ids.uuid,
+            id: yield* newId(ids, WebhookAttemptId),
             delivery_id: claimed.id,
             number: claimed.attemptNumber,
-            attempted_at: iso(started),
+            created_at: iso(started),
             status_code: statusCode,
             duration_ms: Math.max(0, Math.round(ended - started)),
             error: error === null ? null : storable(error),

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { Aead, SecureRandom } from "effect/crypto"
-import { decodeBase64, encodeBase64 } from "../auth/secrets.ts"
+import { decodeBase64, encodeBase64 } from "../shared/secrets.ts"
 
 /**
  * Seals secrets that must stay usable (webhook signing secrets) with

@@ -1,11 +1,10 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
-import { Ids } from "../shared/Ids.ts"
+import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
-import { isUuid } from "../shared/schemas.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { isoFromMillis as iso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
@@ -18,27 +17,32 @@ import {
   type StoredSubscription,
   type WebhookAttempt,
   type WebhookDelivery,
+  WebhookDeliveryId,
+  WebhookSecretId,
   type WebhookEventType,
   type WebhookRedeliver,
   type WebhookSecretRotate,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
+  WebhookSubscriptionId,
   type WebhookSubscriptionUpdate,
   type WebhookSubscriptionWithSecret,
   type WebhookTestResult
 } from "./model.ts"
 import { redeliverDecision } from "./rules.ts"
+import { publishTo } from "./fanOut.ts"
 import { SecretBox } from "./SecretBox.ts"
 import { WebhookSettings } from "./settings.ts"
-import { generateSecret } from "./signing.ts"
-import { type SubscriptionRow, WebhookRepo } from "./WebhookRepo.ts"
+import { generateSecret, secretContext } from "./signing.ts"
+import { WebhookRepo } from "./WebhookRepo.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
 /** Rotated-out secrets kept valid at once, besides the current one. */
 export const MAX_RETIRING_SECRETS = 2
 
-/** What a sealed secret is bound to: its own row. */
-export const secretContext = (secretId: string): string => `webhook-secret:${secretId}`
+// Services look up only well-formed ids: a malformed one is NotFound, not a query the database refuses.
+const isSubscriptionId = Schema.is(WebhookSubscriptionId)
+const isDeliveryId = Schema.is(WebhookDeliveryId)
 
 /**
  * Webhook subscriptions of an organization environment, their secrets, the
@@ -98,7 +102,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     Effect.gen(function*() {
       const repo = yield* WebhookRepo
       const deliveries = yield* DeliveryRepo
-      const outbox = yield* Outbox
+      const sendContext = yield* Effect.context<Outbox | DeliveryRepo | DeliverySignal | Transactor>()
       const ids = yield* Ids
       const tx = yield* Transactor
       const box = yield* SecretBox
@@ -109,22 +113,15 @@ export class Webhooks extends Context.Service<Webhooks, {
 
       const nowMs = Clock.currentTimeMillis
 
-      const toApi = (row: SubscriptionRow, now: number): WebhookSubscription => ({
-        id: row.id,
-        url: row.url,
-        description: row.description,
-        event_types: row.event_types,
-        enabled: row.enabled,
-        disabled_reason: row.disabled_reason,
-        previous_secret_expires_at: row.latest_secret_expiry !== null && Date.parse(row.latest_secret_expiry) > now
-          ? row.latest_secret_expiry
-          : null,
-        created_at: row.created_at,
-        updated_at: row.updated_at
+      const toApi = ({ latest_secret_expiry, ...subscription }: StoredSubscription, now: number): WebhookSubscription => ({
+        ...subscription,
+        previous_secret_expires_at: latest_secret_expiry !== null && Date.parse(latest_secret_expiry) > now
+          ? latest_secret_expiry
+          : null
       })
 
       const find = (tenant: Tenant, id: string) =>
-        (isUuid(id) ? repo.find(tenant, id) : Effect.succeed(Option.none<SubscriptionRow>())).pipe(
+        (isSubscriptionId(id) ? repo.find(tenant, id) : Effect.succeedNone).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
             onSome: Effect.succeed
@@ -149,15 +146,25 @@ export class Webhooks extends Context.Service<Webhooks, {
         return checked.url
       })
 
-      const newSecret = Effect.fnUntraced(function*(subscriptionId: string, at: string) {
+      /** A fresh secret, sealed before any transaction opens; `stored` places it on its subscription. */
+      const newSecret = Effect.fnUntraced(function*(at: string) {
         const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)
-        const id = yield* ids.uuid
+        const id = yield* newId(ids, WebhookSecretId)
         const sealed = yield* box.seal(secret, secretContext(id))
-        return { secret, stored: { id, subscription_id: subscriptionId, sealed, created_at: at, expires_at: null } }
+        return {
+          secret,
+          stored: (subscriptionId: WebhookSubscriptionId) => ({
+            id,
+            subscription_id: subscriptionId,
+            sealed,
+            created_at: at,
+            expires_at: null
+          })
+        }
       })
 
       const findDelivery = (tenant: Tenant, id: string, deliveryId: string) =>
-        (isUuid(id) && isUuid(deliveryId)
+        (isSubscriptionId(id) && isDeliveryId(deliveryId)
           ? deliveries.find(tenant, id, deliveryId)
           : Effect.succeed(Option.none<WebhookDelivery>())).pipe(
           Effect.flatMap(Option.match({
@@ -173,19 +180,21 @@ export class Webhooks extends Context.Service<Webhooks, {
           const now = yield* nowMs
           const at = iso(now)
           const subscription: StoredSubscription = {
-            id: yield* ids.uuid,
-            tenant,
+            id: yield* newId(ids, WebhookSubscriptionId),
             url,
             description: input.description ?? null,
             event_types: input.event_types,
             enabled: true,
             disabled_reason: null,
             created_at: at,
-            updated_at: at
+            updated_at: at,
+            latest_secret_expiry: null
           }
-          const { secret, stored } = yield* newSecret(subscription.id, at)
-          yield* tx.withTransaction(Effect.andThen(repo.insert(subscription), repo.insertSecret(stored)))
-          return { ...toApi({ ...subscription, latest_secret_expiry: null }, now), secret }
+          const { secret, stored } = yield* newSecret(at)
+          yield* tx.withTransaction(
+            Effect.andThen(repo.insert(tenant, subscription), repo.insertSecret(tenant, stored(subscription.id)))
+          )
+          return { ...toApi(subscription, now), secret }
         }),
         get: Effect.fn("Webhooks.get")(function*(tenant, id) {
           const row = yield* find(tenant, id)
@@ -202,7 +211,7 @@ export class Webhooks extends Context.Service<Webhooks, {
             const current = yield* find(tenant, id)
             const now = yield* nowMs
             const enabled = patch.enabled ?? current.enabled
-            const next: SubscriptionRow = {
+            const next: StoredSubscription = {
               ...current,
               url: url ?? current.url,
               event_types: patch.event_types ?? current.event_types,
@@ -211,25 +220,25 @@ export class Webhooks extends Context.Service<Webhooks, {
               disabled_reason: enabled ? null : patch.enabled === false ? "by_request" : current.disabled_reason,
               updated_at: iso(now)
             }
-            yield* repo.update(next)
+            yield* repo.update(tenant, next)
             // Deliveries that waited while the subscription was off are due again.
             if (enabled && !current.enabled) yield* tx.afterCommit(signal.notify)
             return toApi(next, now)
           }))
         }),
         remove: Effect.fn("Webhooks.remove")(function*(tenant, id) {
-          const removed = isUuid(id) && (yield* repo.remove(tenant, id))
+          const removed = isSubscriptionId(id) && (yield* repo.remove(tenant, id))
           if (!removed) return yield* new NotFound({ resource: "webhook subscription", id })
         }),
         rotateSecret: Effect.fn("Webhooks.rotateSecret")(function*(tenant, id, input) {
           const now = yield* nowMs
           const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS
-          const { secret, stored } = yield* newSecret(id, iso(now))
+          const { secret, stored } = yield* newSecret(iso(now))
           return yield* tx.withTransaction(Effect.gen(function*() {
             const current = yield* find(tenant, id)
             const retireAt = iso(now + grace * 1000)
-            yield* repo.retireSecrets(id, retireAt, iso(now), MAX_RETIRING_SECRETS)
-            yield* repo.insertSecret(stored)
+            yield* repo.retireSecrets(tenant, current.id, retireAt, iso(now), MAX_RETIRING_SECRETS)
+            yield* repo.insertSecret(tenant, stored(current.id))
             const row = { ...current, latest_secret_expiry: retireAt }
             return { ...toApi(row, now), secret }
           }))
@@ -240,20 +249,26 @@ export class Webhooks extends Context.Service<Webhooks, {
             return yield* new Conflict({ reason: "This subscription is disabled; enable it before sending a test" })
           }
           const eventId = freshEventId(yield* ids.uuid)
-          const deliveryId = yield* outbox.publishTo(tenant, event("webhook.test", eventId, { subscription_id: id }), id)
+          const deliveryId = yield* publishTo(
+            tenant,
+            event("webhook.test", eventId, { subscription_id: subscription.id }),
+            subscription.id
+          ).pipe(
+            Effect.provide(sendContext)
+          )
           return yield* Option.match(deliveryId, {
             onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
             onSome: (delivery_id) => Effect.succeed({ event_id: eventId, delivery_id })
           })
         }),
         listDeliveries: Effect.fn("Webhooks.listDeliveries")(function*(tenant, id, filter, page) {
-          yield* find(tenant, id)
-          return yield* deliveries.list(tenant, id, filter, page)
+          const subscription = yield* find(tenant, id)
+          return yield* deliveries.list(tenant, subscription.id, filter, page)
         }),
         getDelivery: (tenant, id, deliveryId) => findDelivery(tenant, id, deliveryId),
         listAttempts: Effect.fn("Webhooks.listAttempts")(function*(tenant, id, deliveryId, page) {
-          yield* findDelivery(tenant, id, deliveryId)
-          return yield* deliveries.listAttempts(deliveryId, page)
+          const delivery = yield* findDelivery(tenant, id, deliveryId)
+          return yield* deliveries.listAttempts(tenant, delivery.id, page)
         }),
         redeliver: Effect.fn("Webhooks.redeliver")(function*(tenant, id, deliveryId, input) {
           return yield* tx.withTransaction(Effect.gen(function*() {
@@ -264,7 +279,7 @@ export class Webhooks extends Context.Service<Webhooks, {
             }
             const decision = redeliverDecision(delivery.status, input.force ?? false)
             if (decision._tag === "Refuse") return yield* new Conflict({ reason: decision.reason })
-            const moved = yield* deliveries.reset(tenant, deliveryId, delivery.status, iso(yield* nowMs))
+            const moved = yield* deliveries.reset(tenant, delivery.id, delivery.status, iso(yield* nowMs))
             if (!moved) return yield* new Conflict({ reason: "The delivery changed while redelivering; try again" })
             yield* tx.afterCommit(signal.notify)
           }))

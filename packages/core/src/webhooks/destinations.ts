@@ -118,7 +118,7 @@ export const isPublicAddress = (address: string): boolean => {
 }
 
 /** Names that always mean this machine or its local network, whatever DNS says. */
-const isLocalName = (host: string): boolean => {
+export const isLocalName = (host: string): boolean => {
   const h = host.toLowerCase().replace(/\.$/, "")
   return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") ||
     h === "metadata.google.internal"

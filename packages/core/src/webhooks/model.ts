@@ -1,7 +1,7 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { subscribableEventTypes } from "../events/catalog.ts"
-import { IsoDateTime } from "../shared/schemas.ts"
-import type { Tenant } from "../shared/tenant.ts"
+import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { Environment } from "../shared/tenant.ts"
 
 /** Where a delivery stands (DESIGN: Events and webhooks). `failed` will be retried; `dead` will not. */
 export const DeliveryStatus = Schema.Literals(["pending", "sending", "succeeded", "failed", "dead"])
@@ -11,11 +11,39 @@ export type DeliveryStatus = typeof DeliveryStatus.Type
 export const DisabledReason = Schema.Literals(["by_request", "endpoint_gone"])
 export type DisabledReason = typeof DisabledReason.Type
 
+export const WebhookSubscriptionId = Uuid.pipe(Schema.brand("WebhookSubscriptionId"))
+export type WebhookSubscriptionId = typeof WebhookSubscriptionId.Type
+
+export const WebhookDeliveryId = Uuid.pipe(Schema.brand("WebhookDeliveryId"))
+export type WebhookDeliveryId = typeof WebhookDeliveryId.Type
+
+/** A signing secret's id; it is also the context its sealed form is bound to (`secretContext`). */
+export const WebhookSecretId = Uuid.pipe(Schema.brand("WebhookSecretId"))
+export type WebhookSecretId = typeof WebhookSecretId.Type
+
+export const WebhookAttemptId = Uuid.pipe(Schema.brand("WebhookAttemptId"))
+export type WebhookAttemptId = typeof WebhookAttemptId.Type
+
+export const MAX_URL_LENGTH = 2048
+export const MAX_DESCRIPTION_LENGTH = 500
+
+const WebhookUrl = Schema.String.check(
+  Schema.isMinLength(1),
+  isMaxChars(MAX_URL_LENGTH)
+).annotate({ description: "The receiver's address: https (plain http is accepted in the sandbox only)" })
+
+const SubscribableType = Schema.Literals(subscribableEventTypes as unknown as readonly [string, ...Array<string>])
+
+const EventTypes = Schema.Array(SubscribableType).check(
+  Schema.makeFilter((types: ReadonlyArray<string>) => types.length > 0 || "must name at least one event type"),
+  Schema.makeFilter((types: ReadonlyArray<string>) => new Set(types).size === types.length || "must not repeat a type")
+).annotate({ description: "Event types to receive (see GET /v1/webhooks/events)" })
+
 export const WebhookSubscription = Schema.Struct({
-  id: Schema.String,
+  id: WebhookSubscriptionId,
   url: Schema.String,
-  description: Schema.NullOr(Schema.String),
-  event_types: Schema.Array(Schema.String),
+  description: Schema.NullOr(Schema.String.check(isMaxChars(MAX_DESCRIPTION_LENGTH))),
+  event_types: EventTypes,
   enabled: Schema.Boolean,
   disabled_reason: Schema.NullOr(DisabledReason),
   /** While a rotated-out secret is still valid, when it stops being used; `null` otherwise. */
@@ -26,43 +54,49 @@ export const WebhookSubscription = Schema.Struct({
 export type WebhookSubscription = typeof WebhookSubscription.Type
 
 /** A subscription with its signing secret: returned once, on creation and on rotation. */
-export const WebhookSubscriptionWithSecret = Schema.Struct({
-  ...WebhookSubscription.fields,
+export const WebhookSubscriptionWithSecret = WebhookSubscription.mapFields(Struct.assign({
   secret: Schema.String.annotate({ description: "The signing secret, `whsec_` + base64. Shown only in this response." })
-}).annotate({ identifier: "WebhookSubscriptionWithSecret" })
+})).annotate({ identifier: "WebhookSubscriptionWithSecret" })
 export type WebhookSubscriptionWithSecret = typeof WebhookSubscriptionWithSecret.Type
 
-export const MAX_URL_LENGTH = 2048
-export const MAX_DESCRIPTION_LENGTH = 500
+/**
+ * A subscription as stored. `latest_secret_expiry` is read from its secrets
+ * (when the latest rotated-out one expires, if any) and never written; the
+ * resource shows it as `previous_secret_expires_at` while it lies ahead.
+ */
+export const StoredSubscription = WebhookSubscription.mapFields(Struct.omit(["previous_secret_expires_at"])).mapFields(
+  Struct.assign({ latest_secret_expiry: Schema.NullOr(IsoDateTime) })
+)
+export type StoredSubscription = typeof StoredSubscription.Type
 
-const WebhookUrl = Schema.String.check(
-  Schema.isMinLength(1),
-  Schema.isMaxLength(MAX_URL_LENGTH)
-).annotate({ description: "The receiver's address: https (plain http is accepted in the sandbox only)" })
+/**
+ * What a caller may set. The URL is bounded as sent, not as stored: the stored
+ * one is its normalized form (`URL.href`), which may be longer. A subscription
+ * always starts enabled, so `enabled` is accepted on update only.
+ */
+const Editable = WebhookSubscription.mapFields(Struct.pick(["url", "event_types", "description", "enabled"])).mapFields(
+  Struct.assign({ url: WebhookUrl })
+)
 
-const SubscribableType = Schema.Literals(subscribableEventTypes as unknown as readonly [string, ...Array<string>])
-
-const EventTypes = Schema.Array(SubscribableType).check(
-  Schema.makeFilter((types: ReadonlyArray<string>) => types.length > 0 || "must name at least one event type"),
-  Schema.makeFilter((types: ReadonlyArray<string>) => new Set(types).size === types.length || "must not repeat a type")
-).annotate({ description: "Event types to receive (see GET /v1/webhooks/events)" })
-
-const Description = Schema.NullOr(Schema.String.check(Schema.isMaxLength(MAX_DESCRIPTION_LENGTH)))
-
-export const WebhookSubscriptionCreate = Schema.Struct({
-  url: WebhookUrl,
-  event_types: EventTypes,
-  description: Schema.optionalKey(Description)
-}).annotate({ identifier: "WebhookSubscriptionCreate" })
+export const WebhookSubscriptionCreate = Editable.mapFields(Struct.pick(["url", "event_types", "description"])).mapFields(
+  Struct.mapOmit(["url", "event_types"], Schema.optionalKey)
+).annotate({ identifier: "WebhookSubscriptionCreate" })
 export type WebhookSubscriptionCreate = typeof WebhookSubscriptionCreate.Type
 
-export const WebhookSubscriptionUpdate = Schema.Struct({
-  url: Schema.optionalKey(WebhookUrl),
-  event_types: Schema.optionalKey(EventTypes),
-  description: Schema.optionalKey(Description),
-  enabled: Schema.optionalKey(Schema.Boolean)
-}).annotate({ identifier: "WebhookSubscriptionUpdate" })
+export const WebhookSubscriptionUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({
+  identifier: "WebhookSubscriptionUpdate"
+})
 export type WebhookSubscriptionUpdate = typeof WebhookSubscriptionUpdate.Type
+
+/** A signing secret as stored: sealed under the operator key. `expires_at` null means current. */
+export const StoredSecret = Schema.Struct({
+  id: WebhookSecretId,
+  subscription_id: WebhookSubscriptionId,
+  sealed: Schema.String,
+  created_at: IsoDateTime,
+  expires_at: Schema.NullOr(IsoDateTime)
+})
+export type StoredSecret = typeof StoredSecret.Type
 
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 60 * 60
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 60 * 60
@@ -76,23 +110,39 @@ export const WebhookSecretRotate = Schema.Struct({
 }).annotate({ identifier: "WebhookSecretRotate" })
 export type WebhookSecretRotate = typeof WebhookSecretRotate.Type
 
-export const WebhookAttempt = Schema.Struct({
+/**
+ * An attempt as logged. Its `created_at` is when it was made: the resource
+ * calls it `attempted_at`, the attempts list pages by it.
+ */
+export const AttemptRecord = Schema.Struct({
+  id: WebhookAttemptId,
+  delivery_id: WebhookDeliveryId,
   number: Schema.Int.annotate({ description: "1 for the delivery's first attempt, counting across redeliveries" }),
-  attempted_at: IsoDateTime,
+  created_at: IsoDateTime,
   status_code: Schema.NullOr(Schema.Int),
   duration_ms: Schema.Int,
   error: Schema.NullOr(Schema.String),
   response_body: Schema.NullOr(Schema.String.annotate({ description: "The first 4 KiB of the receiver's answer" })),
   next_attempt_at: Schema.NullOr(IsoDateTime.annotate({ description: "When the retry this attempt scheduled is due" }))
-}).annotate({ identifier: "WebhookAttempt" })
+})
+export type AttemptRecord = typeof AttemptRecord.Type
+
+export const WebhookAttempt = AttemptRecord.mapFields((fields) =>
+  Struct.renameKeys(Struct.omit(fields, ["id", "delivery_id"]), { created_at: "attempted_at" })
+).annotate({ identifier: "WebhookAttempt" })
 export type WebhookAttempt = typeof WebhookAttempt.Type
+
+export const toWebhookAttempt = ({ created_at, delivery_id: _d, id: _i, ...attempt }: AttemptRecord): WebhookAttempt => ({
+  ...attempt,
+  attempted_at: created_at
+})
 
 /** How many of a delivery's attempts it carries inline; the full history is its attempts list. */
 export const INLINE_ATTEMPTS = 10
 
 export const WebhookDelivery = Schema.Struct({
-  id: Schema.String,
-  subscription_id: Schema.String,
+  id: WebhookDeliveryId,
+  subscription_id: WebhookSubscriptionId,
   event_id: Schema.String,
   event_type: Schema.String,
   status: DeliveryStatus,
@@ -109,6 +159,29 @@ export const WebhookDelivery = Schema.Struct({
 }).annotate({ identifier: "WebhookDelivery" })
 export type WebhookDelivery = typeof WebhookDelivery.Type
 
+/**
+ * A delivery as stored: the resource without its inline attempts, plus the
+ * worker's bookkeeping. `attempts` here is the column, the attempts used of
+ * the current budget (redeliver resets it); `attempt_count` never resets.
+ */
+export const StoredDelivery = WebhookDelivery.mapFields(Struct.omit(["attempts"])).mapFields(Struct.assign({
+  outbox_event_id: Uuid,
+  attempts: Schema.Int,
+  locked_until: Schema.NullOr(IsoDateTime),
+  claim_token: Schema.NullOr(Uuid)
+}))
+export type StoredDelivery = typeof StoredDelivery.Type
+
+/** The resource of a stored delivery; a finished delivery has no next attempt, whatever its row still says. */
+export const toWebhookDelivery = (
+  { attempts: _used, claim_token: _c, locked_until: _l, outbox_event_id: _e, ...delivery }: StoredDelivery,
+  attempts: ReadonlyArray<WebhookAttempt>
+): WebhookDelivery => ({
+  ...delivery,
+  next_attempt_at: delivery.status === "succeeded" || delivery.status === "dead" ? null : delivery.next_attempt_at,
+  attempts
+})
+
 export const WebhookEventType = Schema.Struct({
   type: Schema.String,
   description: Schema.String
@@ -122,7 +195,7 @@ export type WebhookRedeliver = typeof WebhookRedeliver.Type
 
 export const WebhookTestResult = Schema.Struct({
   event_id: Schema.String,
-  delivery_id: Schema.String
+  delivery_id: WebhookDeliveryId
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
@@ -130,31 +203,9 @@ export interface DeliveryFilter {
   readonly status?: DeliveryStatus | undefined
 }
 
-/** A subscription as stored, with its tenant. */
-export interface StoredSubscription {
-  readonly id: string
-  readonly tenant: Tenant
-  readonly url: string
-  readonly description: string | null
-  readonly event_types: ReadonlyArray<string>
-  readonly enabled: boolean
-  readonly disabled_reason: DisabledReason | null
-  readonly created_at: string
-  readonly updated_at: string
-}
-
-/** A signing secret as stored: sealed under the operator key. `expires_at` null means current. */
-export interface StoredSecret {
-  readonly id: string
-  readonly subscription_id: string
-  readonly sealed: string
-  readonly created_at: string
-  readonly expires_at: string | null
-}
-
 /** The delivery state a worker writes back after an attempt. */
 export interface DeliveryOutcome {
-  readonly id: string
+  readonly id: WebhookDeliveryId
   readonly claimToken: string
   readonly status: "succeeded" | "failed" | "dead"
   /** Attempts used of the current budget. */
@@ -169,27 +220,26 @@ export interface DeliveryOutcome {
   readonly disableSubscription: boolean
 }
 
-export interface AttemptRecord extends WebhookAttempt {
-  readonly id: string
-  readonly delivery_id: string
-}
+const ClaimTenant = Schema.Struct({ organizationId: Schema.String, environment: Environment })
 
 /** A delivery a worker has leased: everything needed to send it without another query. */
-export interface ClaimedDelivery {
-  readonly id: string
-  readonly tenant: Tenant
-  readonly subscriptionId: string
-  readonly url: string
-  readonly eventId: string
-  readonly eventType: string
+export const ClaimedDelivery = Schema.Struct({
+  id: WebhookDeliveryId,
+  tenant: ClaimTenant,
+  subscriptionId: WebhookSubscriptionId,
+  url: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.String,
   /** The exact body to send. */
-  readonly payload: string
+  payload: Schema.String,
   /** Attempts used of the current budget before this claim. */
-  readonly attempts: number
+  attempts: Schema.Int,
   /** The number this attempt carries in the log. */
-  readonly attemptNumber: number
+  attemptNumber: Schema.Int,
   /** The previous lease ran out without an outcome (its worker stopped): that attempt counts as failed. */
-  readonly reclaimed: boolean
-  readonly claimToken: string
-  readonly secrets: ReadonlyArray<{ readonly id: string; readonly sealed: string }>
-}
+  reclaimed: Schema.Boolean,
+  claimToken: Uuid,
+  /** The subscription's valid secrets, newest first. */
+  secrets: Schema.Array(StoredSecret.mapFields(Struct.pick(["id", "sealed"])))
+})
+export type ClaimedDelivery = typeof ClaimedDelivery.Type

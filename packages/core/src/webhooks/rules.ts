@@ -1,4 +1,5 @@
-import type { DeliveryStatus } from "./model.ts"
+import { transitionTable } from "../shared/transitions.ts"
+import { DeliveryStatus } from "./model.ts"
 
 /**
  * The delivery rules as pure functions: the retry schedule with jitter and
@@ -104,18 +105,22 @@ export const afterAttempt = (options: {
 }
 
 /**
- * Every move a delivery can make. `sending` → `sending` is a worker taking
- * over a delivery whose lease ran out; redeliver moves back to `pending`.
+ * The lifecycle of a delivery. A worker claims a pending or failed delivery,
+ * or takes over a `sending` one whose lease ran out; redeliver moves a
+ * finished one back to `pending`.
  */
-export const deliveryTransitions: Readonly<Record<DeliveryStatus, ReadonlyArray<DeliveryStatus>>> = {
-  pending: ["sending"],
-  sending: ["sending", "succeeded", "failed", "dead"],
-  failed: ["sending", "pending"],
-  dead: ["pending"],
-  succeeded: ["pending"]
-}
+export const deliveryLifecycle = transitionTable(DeliveryStatus.literals, {
+  claim: { from: ["pending", "failed", "sending"], to: "sending" },
+  succeed: { from: ["sending"], to: "succeeded" },
+  fail: { from: ["sending"], to: "failed" },
+  exhaust: { from: ["sending"], to: "dead" },
+  redeliver: { from: ["failed", "dead", "succeeded"], to: "pending" }
+})
 
-export const canMove = (from: DeliveryStatus, to: DeliveryStatus): boolean => deliveryTransitions[from].includes(to)
+/** Every move a delivery can make. */
+export const deliveryTransitions = deliveryLifecycle.moves
+
+export const canMove = deliveryLifecycle.can
 
 export type RedeliverDecision =
   | { readonly _tag: "Reset" }

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
-import { decodeBase64, encodeBase64 } from "../auth/secrets.ts"
+import { decodeBase64, encodeBase64 } from "../shared/secrets.ts"
 
 /**
  * Standard Webhooks v1 signing: the base64 HMAC-SHA256 of
@@ -51,3 +51,6 @@ export const signatureHeader = (
       (tags) => tags.map((tag) => `v1,${encodeBase64(tag)}`).join(" ")
     )
   })
+
+/** What a sealed signing secret is bound to: its own row, so a sealed value cannot be moved to another. */
+export const secretContext = (secretId: string): string => `webhook-secret:${secretId}`

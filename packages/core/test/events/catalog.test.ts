@@ -95,6 +95,20 @@ describe("event catalog", () => {
     ).toThrow()
   })
 
+  it("carries exactly the spec's two fields in contact.fiscal_status_changed, effective_date only when published", () => {
+    expect(Object.keys(Events.ContactFiscalStatusChangedData.fields).sort()).toEqual(["changes", "open_invoices"])
+    expect(Object.keys(Events.ContactFiscalStatusChangedData.fields.open_invoices.fields).sort()).toEqual(["balance_ron", "count"])
+    const decode = Schema.decodeUnknownSync(Events.ContactFiscalStatusChangedData, { onExcessProperty: "error" })
+    const data = {
+      changes: [{ kind: "became_inactive", effective_date: "2026-05-10" }, { kind: "insolvency" }],
+      open_invoices: { count: 2, balance_ron: "1747.63" }
+    }
+    expect(decode(data)).toEqual(data)
+    expect(() => decode({ ...data, changes: [{ kind: "became_active" }] })).toThrow()
+    expect(() => decode({ ...data, changes: [{ kind: "struck_off", effective_date: "2026-02-30" }] })).toThrow()
+    expect(() => decode({ ...data, contact_id: uuid })).toThrow()
+  })
+
   it("builds outbox events and adds the organization on delivery", () => {
     const e = Events.event("webhook.test", Events.freshEventId(uuid), { subscription_id: uuid })
     expect(e).toEqual({ eventId: "evt_0190f5c27a1b7c3d8e4f0123456789ab", type: "webhook.test", data: { subscription_id: uuid } })

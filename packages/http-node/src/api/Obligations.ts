@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ObligationModel, Schemas } from "@opsplatform/core"
+import { ContractModel, ObligationModel, Schemas } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
@@ -13,7 +13,7 @@ export class ObligationsApi extends HttpApiGroup.make("obligations")
     HttpApiEndpoint.get("list", "/contract-obligations", {
       query: {
         ...pageQuery,
-        contract_id: Schema.optionalKey(Schemas.Uuid),
+        contract_id: Schema.optionalKey(ContractModel.ContractId),
         status: Schema.optionalKey(ObligationModel.ObligationStatus),
         bucket: Schema.optionalKey(ObligationModel.ObligationBucket.annotate({
           description: "As of today in the organization's time zone"

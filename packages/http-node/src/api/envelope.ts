@@ -45,8 +45,18 @@ export const ok = <A>(data: A) => ({ data, error: null }) as const
 
 export const okPage = <A>(page: Pagination.Page<A>) => ({ data: page.items, error: null, meta: page.meta }) as const
 
-/** The tenant of the current request: the caller's organization and environment. */
+/**
+ * The tenant of the current request: the caller's organization and
+ * environment — the client's, when a cabinet acts for it with
+ * `Opsplatform-Organization` (authentication puts it in the principal).
+ */
 export const currentTenant = Effect.map(CurrentPrincipal, (p) => ({
   organizationId: p.organizationId,
   environment: p.environment
 }))
+
+/** The answer to a DELETE: `{ data: { id, deleted: true }, error: null }`. */
+export const DeletedEnvelope = Envelope(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }))
+
+/** What a DELETE answers once the resource is gone. */
+export const deleted = (id: string) => ({ id, deleted: true as const })

@@ -4,7 +4,7 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { IdempotencyRepo, SecretBox } from "@opsplatform/core"
 import { apiError, BadRequestError, ConflictError } from "./errors.ts"
-import { CurrentPrincipal } from "./security.ts"
+import { type Annotatable, CurrentPrincipal } from "./security.ts"
 
 /** How long a key is remembered (as Stripe: 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -27,8 +27,21 @@ export class ResponseCarriesSecret extends Context.Service<ResponseCarriesSecret
   "@opsplatform/http-node/ResponseCarriesSecret"
 ) {}
 
-export const carriesSecret = <E extends { annotate: (key: any, value: any) => any }>(endpoint: E): E =>
+export const carriesSecret = <E extends Annotatable>(endpoint: E): E =>
   endpoint.annotate(ResponseCarriesSecret, true) as E
+
+/**
+ * Marks an endpoint that ignores `Idempotency-Key`: its body is a low-entropy
+ * secret (a display PIN), which a request fingerprint — a fast hash of the
+ * body — must never hold, and every attempt must be checked and audited, not
+ * replayed.
+ */
+export class IgnoresIdempotencyKey extends Context.Service<IgnoresIdempotencyKey, true>()(
+  "@opsplatform/http-node/IgnoresIdempotencyKey"
+) {}
+
+export const ignoresIdempotencyKey = <E extends Annotatable>(endpoint: E): E =>
+  endpoint.annotate(IgnoresIdempotencyKey, true) as E
 
 export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
   requires: CurrentPrincipal
@@ -53,7 +66,10 @@ export const IdempotencyLive: Layer.Layer<
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
-        if (request.method !== "POST" || key === undefined) return yield* httpEffect
+        if (
+          request.method !== "POST" || key === undefined ||
+          Context.getOrUndefined(endpoint.annotations, IgnoresIdempotencyKey) === true
+        ) return yield* httpEffect
         if (key.length === 0 || key.length > 255) {
           return yield* fail(400, "validation_failed", "Idempotency-Key must be 1 to 255 characters", [
             { field: "Idempotency-Key", issue: "must be 1 to 255 characters" }

@@ -6,7 +6,7 @@ export const CurrentRequestId = Context.Reference<string>("@opsplatform/http-nod
 })
 
 /** Per-request facts for the request's log line; the authentication middleware fills them in. */
-export const RequestLogFacts = Context.Reference<{ credentialId?: string; organizationId?: string }>(
+export const RequestLogFacts = Context.Reference<{ credentialId?: string; organizationId?: string; actorOrganizationId?: string }>(
   "@opsplatform/http-node/RequestLogFacts",
   { defaultValue: () => ({}) }
 )

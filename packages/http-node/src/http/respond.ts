@@ -23,11 +23,13 @@ export const listForTenant = <Q extends PageQuery, A, E, R>(
     tenant: Tenant.Tenant,
     filter: Omit<Q, keyof PageQuery>,
     page: Pagination.PageRequest
-  ) => Effect.Effect<Pagination.Page<A>, E, R>
+  ) => Effect.Effect<Pagination.Page<A>, E, R>,
+  /** What else names the list besides its filters (the parent of a nested list, e.g. a subscription's id). */
+  parent: Readonly<Record<string, string>> = {}
 ) =>
   domain(Effect.gen(function*() {
     const tenant = yield* currentTenant
     const { cursor, page, perPage, ...filter } = query
-    const request = yield* Pagination.pageRequest({ cursor, page, perPage })
+    const request = yield* Pagination.pageRequest({ cursor, page, perPage }, Pagination.listScope({ ...filter, ...parent }))
     return okPage(yield* f(tenant, filter, request))
   }))

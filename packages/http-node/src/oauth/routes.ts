@@ -124,7 +124,8 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       return yield* errorRedirect(
         target.success.redirectUri,
         new OAuthErrors.OAuthError({ error: "invalid_request", description: `state is longer than ${MAX_STATE_LENGTH} characters` }),
-        undefined
+        // RFC 6749 §4.1.2.1: the error carries the exact state the request sent, however long.
+        state
       )
     }
     const scopes = yield* Effect.result(server.checkAuthorizeRequest(app, {

@@ -1,7 +1,7 @@
 import { NodeCrypto } from "@effect/platform-node"
 import { Effect, type FileSystem, Layer, type Path } from "effect"
 import { type Etag, type HttpPlatform, HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import type { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import { CoreLayers, Ids, type SecretBox, type WebhookTransport } from "@opsplatform/core"
@@ -9,18 +9,33 @@ import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
-import { AppsHandlers } from "../http/Apps.ts"
+import { StrictQueryLive } from "../api/strictQuery.ts"
+import { AuditHandlers } from "../http/Audit.ts"
+import { ContactsHandlers } from "../http/Contacts.ts"
 import { ContractsHandlers } from "../http/Contracts.ts"
-import { CostingSettingsHandlers, DeliveryRoutesHandlers } from "../http/DeliveryRoutes.ts"
+import { CostingHandlers } from "../http/Costing.ts"
+import { CourtHandlers } from "../http/Court.ts"
+import { DisplayHandlers } from "../http/Display.ts"
 import { ExpensesHandlers } from "../http/Expenses.ts"
+import { FleetHandlers } from "../http/Fleet.ts"
+import { GrantsHandlers } from "../http/Grants.ts"
+import { FiscalHandlers } from "../http/Fiscal.ts"
+import { InvoicesHandlers } from "../http/Invoices.ts"
 import { LocationsHandlers } from "../http/Locations.ts"
+import { MailHandlers } from "../http/Mail.ts"
+import { MeteringHandlers } from "../http/Metering.ts"
+import { OAuthHandlers } from "../http/OAuth.ts"
 import { ObligationsHandlers } from "../http/Obligations.ts"
-import { OrganizationHandlers } from "../http/Organization.ts"
+import { RoutesHandlers } from "../http/Routes.ts"
+import { TenancyHandlers } from "../http/Tenancy.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
+import { DocsRoutes } from "./docs.ts"
+import { FiscalRegistryLive } from "./jobs/fiscal.ts"
 import { RoutesConfigLive } from "./routesConfig.ts"
 import { WebhooksHandlers } from "../http/Webhooks.ts"
 import { webhooksInfrastructure } from "./webhooks.ts"
+import { MailSettingsLive } from "./jobs/mail.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -44,9 +59,11 @@ export type CoreLive =
 
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
+    Layer.provideMerge(FiscalRegistryLive),
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(webhooksInfrastructure(choice)),
+    Layer.provideMerge(MailSettingsLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
@@ -80,12 +97,35 @@ const ApiHandlers = Layer.mergeAll(
   ExpensesHandlers,
   ContractsHandlers,
   ObligationsHandlers,
-  OrganizationHandlers,
-  DeliveryRoutesHandlers,
-  CostingSettingsHandlers,
-  AppsHandlers,
-  WebhooksHandlers
+  TenancyHandlers,
+  RoutesHandlers,
+  CostingHandlers,
+  OAuthHandlers,
+  WebhooksHandlers,
+  ContactsHandlers,
+  InvoicesHandlers,
+  AuditHandlers,
+  FleetHandlers,
+  CourtHandlers,
+  GrantsHandlers,
+  FiscalHandlers,
+  MailHandlers,
+  DisplayHandlers,
+  MeteringHandlers
 )
+
+/**
+ * The /v1 handlers and the middleware they run behind, over whichever core
+ * provides the domain services and storage ports: `coreLive` in the server,
+ * the memory core in handler tests. The middleware stays in the output because
+ * building the routes resolves it as well as the handlers.
+ */
+export const ApiLive = ApiHandlers.pipe(
+  Layer.provideMerge(Layer.mergeAll(AuthenticationLive, SchemaErrorsLive, IdempotencyLive, StrictQueryLive))
+)
+
+/** The /v1 routes and their OpenAPI document, over any core (no SQL of their own). */
+export const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(Layer.provide(ApiLive))
 
 type AppRoutesRequire =
   | HttpRouter.HttpRouter
@@ -95,13 +135,10 @@ type AppRoutesRequire =
   | HttpPlatform.HttpPlatform
   | Path.Path
 
-/** Every route the server answers: /v1, its OpenAPI document, the docs page, health checks, OAuth. */
+/** Every route the server answers: /v1, its OpenAPI document, the docs pages, health checks, OAuth. */
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
-    Layer.provide(ApiHandlers),
-    Layer.provide([AuthenticationLive, SchemaErrorsLive, IdempotencyLive])
-  ),
-  HttpApiSwagger.layer(Api, { path: "/docs" }),
+  ApiRoutes,
+  DocsRoutes,
   SystemRoutes,
   OAuthRoutes
 )

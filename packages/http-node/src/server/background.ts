@@ -1,6 +1,10 @@
 import { Layer } from "effect"
 import type { CoreLive } from "./app.ts"
+import { FiscalMonitorJob } from "./jobs/fiscal.ts"
 import { ObligationMonitorJob } from "./jobs/obligations.ts"
+import { MailSyncJob } from "./jobs/mail.ts"
+import { PulseRollupJob } from "./jobs/pulse.ts"
+import { usageForwarderJob } from "./metering.ts"
 import { webhookWorkerJob } from "./webhooks.ts"
 
 /**
@@ -11,7 +15,11 @@ import { webhookWorkerJob } from "./webhooks.ts"
  */
 export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [
   ObligationMonitorJob,
-  webhookWorkerJob
+  webhookWorkerJob,
+  FiscalMonitorJob,
+  MailSyncJob,
+  PulseRollupJob,
+  usageForwarderJob
 ]
 
 export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>

@@ -77,6 +77,17 @@ const isAlive = (pid: number) => {
   }
 }
 
+/** The other live process that holds an embedded data directory, if any. */
+export const embeddedHolder = (dataDir: string): number | undefined => {
+  let holder: number
+  try {
+    holder = Number(fs.readFileSync(path.join(dataDir, "opsplatform.pid"), "utf8"))
+  } catch {
+    return undefined
+  }
+  return holder !== process.pid && Number.isInteger(holder) && holder > 0 && isAlive(holder) ? holder : undefined
+}
+
 /** One process at a time may open an embedded data directory. */
 const lockDataDir = (dataDir: string) =>
   Effect.acquireRelease(
@@ -87,10 +98,8 @@ const lockDataDir = (dataDir: string) =>
         try {
           fs.writeFileSync(file, String(process.pid), { flag: "wx" })
         } catch {
-          const holder = Number(fs.readFileSync(file, "utf8"))
-          if (holder !== process.pid && Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
-            throw new EmbeddedDatabaseBusy(dataDir, holder)
-          }
+          const holder = embeddedHolder(dataDir)
+          if (holder !== undefined) throw new EmbeddedDatabaseBusy(dataDir, holder)
           fs.writeFileSync(file, String(process.pid))
         }
         return file

@@ -1,17 +1,29 @@
-import { Layer, Logger, References } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
 import type { LogLevel } from "effect/LogLevel"
 
 const levels: ReadonlyArray<LogLevel> = ["All", "Trace", "Debug", "Info", "Warn", "Error", "Fatal", "None"]
 
+/** The log formats `OPSPLATFORM_LOG_FORMAT` accepts. */
+export const logFormats = ["json", "pretty"] as const
+
 /**
- * Structured JSON log lines on stderr (stdout stays for the CLI's JSON
- * output). `OPSPLATFORM_LOG_LEVEL` sets the threshold (default Info).
+ * Log lines on stderr (stdout stays for the CLI's JSON output).
+ * `OPSPLATFORM_LOG_LEVEL` sets the threshold (default Info);
+ * `OPSPLATFORM_LOG_FORMAT` is `json` (default: one JSON object a line, for log
+ * collectors) or `pretty` (time, level and message, then the annotations, in
+ * colour on a terminal, for people). An unknown format logs JSON and says so.
  */
 export const LoggingLive = (env: NodeJS.ProcessEnv = process.env): Layer.Layer<never> => {
   const wanted = env.OPSPLATFORM_LOG_LEVEL ?? "Info"
   const level = levels.find((l) => l.toLowerCase() === wanted.toLowerCase()) ?? "Info"
-  return Layer.mergeAll(
-    Logger.layer([Logger.withConsoleError(Logger.formatJson)]),
-    Layer.succeed(References.MinimumLogLevel, level)
-  )
+  const format = (env.OPSPLATFORM_LOG_FORMAT ?? "json").toLowerCase()
+  const logger = format === "pretty"
+    ? Logger.layer([Logger.consolePretty({ colors: "auto" })]).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
+    : Logger.layer([Logger.withConsoleError(Logger.formatJson)])
+  const warning = (logFormats as ReadonlyArray<string>).includes(format)
+    ? Layer.empty
+    : Layer.effectDiscard(Effect.logWarning(
+      `OPSPLATFORM_LOG_FORMAT must be one of ${logFormats.join(", ")}, got '${env.OPSPLATFORM_LOG_FORMAT}'; logging JSON`
+    ))
+  return Layer.mergeAll(warning.pipe(Layer.provide(logger)), logger, Layer.succeed(References.MinimumLogLevel, level))
 }

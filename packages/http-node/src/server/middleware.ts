@@ -3,69 +3,96 @@ import { SecureRandom } from "effect/crypto"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
 import { Secrets } from "@opsplatform/core"
+import { Api } from "../api/Api.ts"
+import { defaultCode } from "../api/errors.ts"
 import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
 
 /** Largest request body the API reads. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 
-const codeByStatus: Record<number, string> = {
-  400: "bad_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not_found",
-  405: "method_not_allowed",
-  406: "not_acceptable",
-  408: "request_timeout",
-  409: "conflict",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-  422: "unprocessable",
-  429: "rate_limited",
-  500: "internal_error",
-  501: "not_implemented",
-  503: "unavailable"
-}
-
-const envelope = (status: number, requestId: string, message: string, code = codeByStatus[status] ?? "error") =>
+const envelope = (status: number, requestId: string, message: string, code = defaultCode(status)) =>
   HttpServerResponse.jsonUnsafe(
     { data: null, error: { code, message, requestId } },
     { status }
   )
 
 /**
- * A `\u0000` escape in a JSON body (one not itself escaped as `\\u0000`).
- * PostgreSQL cannot store NUL in text or jsonb, so such a body is refused up
- * front as the caller's mistake rather than failing in the database.
+ * What no column can store: PostgreSQL refuses the NUL character in text and
+ * jsonb, and a lone UTF-16 surrogate (`"\ud800"`, half of a pair) is not
+ * text at all. A JSON body holding either in any string or key is refused up
+ * front as the caller's mistake, naming the field, rather than failing in
+ * the database (decided: docs/decisions.md, "limits and ranges").
  */
-const nulEscape = /(?:^|[^\\])(?:\\\\)*\\u0000/i
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-export const containsNulEscape = (json: string): boolean => nulEscape.test(json)
+export const unstorableString = (value: unknown, path = "body"): { readonly field: string; readonly issue: string } | undefined => {
+  const check = (text: string, at: string) =>
+    text.includes("\u0000")
+      ? { field: at, issue: "must not contain the NUL character (\\u0000)" }
+      : loneSurrogate.test(text)
+      ? { field: at, issue: "must not contain a lone UTF-16 surrogate (half of a surrogate pair)" }
+      : undefined
+  if (typeof value === "string") return check(value, path)
+  if (typeof value !== "object" || value === null) return undefined
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path === "body" ? key : `${path}.${key}`
+    const found = check(key, at) ?? unstorableString(inner, at)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
 
-const isJsonRequest = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method !== "GET" && request.method !== "HEAD" &&
-  (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")
+const methodWithBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
 
-/** Refuses a JSON body holding a NUL character; lets every other body through (read errors are the API's to report). */
-const refuseNul = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
-  isJsonRequest(request)
-    ? request.text.pipe(
-      Effect.map((text) =>
-        containsNulEscape(text)
-          ? HttpServerResponse.jsonUnsafe({
-            data: null,
-            error: {
-              code: "validation_failed",
-              message: "Invalid body: strings must not contain the NUL character (\\u0000)",
-              details: [{ field: "body", issue: "strings must not contain the NUL character (\\u0000)" }],
-              requestId
-            }
-          }, { status: 400 })
-          : undefined
-      ),
-      Effect.orElseSucceed(() => undefined)
-    )
-    : Effect.succeed(undefined)
+const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
+  methodWithBody(request.method) &&
+  (Number(request.headers["content-length"] ?? "0") > 0 || request.headers["transfer-encoding"] !== undefined)
+
+/**
+ * Refusals made before any handler runs, as envelopes: a body without a
+ * media type (415, as an unsupported one is: a body is never guessed to be
+ * JSON), and a JSON body with a string no column can store (400). Every other
+ * body goes through; read errors are the API's to report.
+ */
+const refuseEarly = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const type = (request.headers["content-type"] ?? "").toLowerCase()
+  if (type === "" && hasBody(request)) {
+    return Effect.succeed(envelope(415, requestId, "The request has a body but no Content-Type: send application/json"))
+  }
+  if (!methodWithBody(request.method) || !type.startsWith("application/json")) return Effect.succeed(undefined)
+  return request.text.pipe(
+    Effect.map((text) => {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        return undefined
+      }
+      const found = unstorableString(parsed)
+      return found === undefined ? undefined : HttpServerResponse.jsonUnsafe({
+        data: null,
+        error: { code: "validation_failed", message: `Invalid ${found.field}: ${found.issue}`, details: [found], requestId }
+      }, { status: 400 })
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+}
+
+/** Every /v1 operation's method and path pattern, read from the API definition. */
+const operations: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp }> = Object.values(Api.groups).flatMap((group) =>
+  Object.values(group.endpoints).map((endpoint) => ({
+    method: endpoint.method,
+    pattern: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`)
+  }))
+)
+
+/** The methods the API answers on `path` (HEAD with GET), in a stable order. */
+const allowedMethods = (path: string): ReadonlyArray<string> => {
+  const methods = new Set(operations.filter((o) => o.pattern.test(path)).map((o) => o.method))
+  if (methods.has("GET")) methods.add("HEAD")
+  return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].filter((m) => methods.has(m))
+}
 
 /** Fits a response made outside the API handlers (router misses, framework refusals) into the envelope. */
 const ensureEnvelope = (response: Response, requestId: string, method: string, path: string): Response => {
@@ -76,8 +103,13 @@ const ensureEnvelope = (response: Response, requestId: string, method: string, p
     return response
   }
   switch (response.status) {
-    case 404:
-      return envelope(404, requestId, `No route for ${method} ${path}`)
+    case 404: {
+      // A path the API serves with other methods: 405 naming them (RFC 9110 §15.5.6), not "no such route".
+      const allowed = allowedMethods(path)
+      return allowed.length === 0
+        ? envelope(404, requestId, `No route for ${method} ${path}`)
+        : HttpServerResponse.setHeader(envelope(405, requestId, `${method} is not allowed on ${path}; use ${allowed.join(", ")}`), "allow", allowed.join(", "))
+    }
     case 405:
       return envelope(405, requestId, `${method} is not allowed on ${path}`)
     case 413:
@@ -108,7 +140,7 @@ export const apiMiddleware = <E, R>(
     const random = yield* SecureRandom.SecureRandom
     const requestId = `req_${Secrets.encodeHex(yield* random.randomBytes(12))}`
     const path = request.url.split("?")[0] ?? request.url
-    const facts: { credentialId?: string; organizationId?: string } = {}
+    const facts: { credentialId?: string; organizationId?: string; actorOrganizationId?: string } = {}
     let status = 0
     const finish = (response: Response) => {
       const final = HttpServerResponse.setHeader(ensureEnvelope(response, requestId, request.method, path), "x-request-id", requestId)
@@ -124,7 +156,8 @@ export const apiMiddleware = <E, R>(
         status,
         durationMs: Math.round(durationMs * 100) / 100,
         credentialId: facts.credentialId ?? null,
-        organizationId: facts.organizationId ?? null
+        organizationId: facts.organizationId ?? null,
+        ...(facts.actorOrganizationId === undefined ? {} : { actorOrganizationId: facts.actorOrganizationId })
       }))
     })
     const length = Number(request.headers["content-length"] ?? "0")
@@ -135,8 +168,9 @@ export const apiMiddleware = <E, R>(
     }
     yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(finish(response)))
     return yield* Effect.flatMap(
-      refuseNul(request, requestId),
-      (refused): Effect.Effect<Response, E, R> => refused === undefined ? app : Effect.succeed(refused)
+      refuseEarly(request, requestId),
+      // An early refusal never reaches the router, so it is finished (request id, envelope) here.
+      (refused): Effect.Effect<Response, E, R> => refused === undefined ? app : Effect.succeed(finish(refused))
     ).pipe(
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),

@@ -33,7 +33,8 @@ const checkedLookup = (allowPrivate: boolean): LookupFunction => (hostname, opti
         )
       }
     }
-    if (options.all) return (callback as any)(null, list)
+    // dns.lookup's callback takes the whole list when `all` is set; its type only names the single-address form.
+    if (options.all) return (callback as unknown as (error: null, addresses: typeof list) => void)(null, list)
     return callback(null, list[0]!.address, list[0]!.family)
   })
 }

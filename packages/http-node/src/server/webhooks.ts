@@ -4,7 +4,7 @@ import type { Aead, SecureRandom } from "effect/crypto"
 import {
   DeliverySignal,
   DeliveryWorker,
-  Outbox,
+  DeliveryRepo,
   SecretBox,
   WebhookSettings,
   type WebhookTransport
@@ -155,7 +155,7 @@ const crossProcessWakeups = Effect.gen(function*() {
   const pg = yield* PgClient.PgClient
   if (pg.config.url === undefined) return
   const signal = yield* DeliverySignal.DeliverySignal
-  const notifications = yield* pg.listen(Outbox.DELIVERY_CHANNEL)
+  const notifications = yield* pg.listen(DeliveryRepo.DELIVERY_CHANNEL)
   yield* Effect.forever(Effect.andThen(Queue.take(notifications), signal.notify))
 }).pipe(
   Effect.catchCause((cause) =>

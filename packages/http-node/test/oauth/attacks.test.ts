@@ -89,6 +89,17 @@ for (const db of testDatabases()) {
       return location.searchParams.get("error")
     }
 
+    it("a state over 1024 characters is refused, and the error still carries it back exactly (RFC 6749 §4.1.2.1)", async () => {
+      const { challenge } = await pkce()
+      const long = "x".repeat(1025)
+      const res = await new Agent(server.url).get(
+        authorizeUrl({ client_id: app.client_id, redirect_uri: CALLBACK, state: long, scope: "locations:read", code_challenge: challenge })
+      )
+      expect(res.status).toBe(302)
+      const location = new URL(res.location!)
+      expect([location.searchParams.get("error"), location.searchParams.get("state")]).toEqual(["invalid_request", long])
+    })
+
     describe("PKCE", () => {
       it("refuses an authorize request without a code_challenge", async () => {
         expect(await authorizeError({ code_challenge: undefined, code_challenge_method: undefined })).toBe("invalid_request")

@@ -67,6 +67,29 @@ export const startServe = (port: number, env: Record<string, string | undefined>
     })
   })
 
+/** `opsplatform worker` as its own process, resolved once it logs `ready` (e.g. "usage forwarder started"). */
+export const spawnWorker = (
+  env: Record<string, string | undefined>,
+  ready: string
+): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "worker"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stderr = ""
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${stderr}`)), 60_000)
+    child.stderr!.on("data", (d) => {
+      stderr += d
+      if (stderr.includes(ready)) {
+        clearTimeout(timer)
+        resolve({ child, stderr: () => stderr, exited })
+      }
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`worker exited with ${code}:\n${stderr}`))
+    })
+  })
+
 /** A free TCP port on loopback. */
 export const freePort = async (): Promise<number> => {
   const net = await import("node:net")
@@ -77,4 +100,22 @@ export const freePort = async (): Promise<number> => {
       server.close(() => resolve(port))
     })
   })
+}
+
+/**
+ * Resolves once nothing listens on the loopback port any more (a connection is
+ * refused): a server that began its graceful shutdown has closed its listener.
+ */
+export const listenerClosed = async (port: number): Promise<void> => {
+  const net = await import("node:net")
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
+      const probe = net.connect(port, "127.0.0.1")
+      probe.once("connect", () => {
+        probe.destroy()
+        resolve(false)
+      })
+      probe.once("error", (e: NodeJS.ErrnoException) => resolve(e.code === "ECONNREFUSED"))
+    })
+  while (!(await refused())) await new Promise((r) => setTimeout(r, 10))
 }

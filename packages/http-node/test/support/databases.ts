@@ -1,6 +1,10 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import { inject } from "vitest"
-import type { DatabaseChoice } from "../../src/server/database.ts"
+import { CoreLayers, Ids } from "@opsplatform/core"
+import { CryptoLive } from "../../src/server/app.ts"
+import { type DatabaseChoice, layerMigratedSql } from "../../src/server/database.ts"
 
 export interface TestDatabase {
   readonly name: "pglite" | "postgres"
@@ -22,3 +26,48 @@ export const testDatabases = (): ReadonlyArray<TestDatabase> => {
   }
   return list
 }
+
+/** Runs one statement on the PostgreSQL of `url`, on a connection of its own. */
+const runOn = (url: string, statement: string) =>
+  Effect.runPromise(Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(statement)).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
+    Effect.orDie
+  ))
+
+/**
+ * A database no other test file's workers can reach: PGlite is private to
+ * its file already; on PostgreSQL, a schema of its own (named after `prefix`),
+ * created now, which `drop` removes with everything in it. For tests of
+ * claims, which are global as workers are. The choice's URL names the schema,
+ * so processes started with it as `DATABASE_URL` work there too.
+ */
+export const isolatedDatabase = async (
+  db: TestDatabase,
+  prefix: string
+): Promise<{ readonly choice: DatabaseChoice; readonly drop: () => Promise<void> }> => {
+  const choice = db.choice()
+  if (choice._tag !== "Postgres") return { choice, drop: async () => {} }
+  const schema = `${prefix}_${process.pid}_${Date.now()}`
+  const url = new URL(choice.url)
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  await runOn(choice.url, `CREATE SCHEMA IF NOT EXISTS ${schema}`)
+  return {
+    choice: { ...choice, url: url.toString() },
+    drop: () => runOn(choice.url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).then(() => undefined)
+  }
+}
+
+/** Every storage port on an isolated database (see `isolatedDatabase`), dropped with the layer. */
+export const isolatedStorage = (db: TestDatabase, prefix: string) =>
+  Layer.unwrap(Effect.acquireRelease(
+    Effect.promise(() => isolatedDatabase(db, prefix)),
+    (isolated) => Effect.promise(isolated.drop)
+  ).pipe(Effect.map((isolated) => storageOn(isolated.choice))))
+
+/** Every storage port on SQL, migrated. */
+const storageOn = (choice: DatabaseChoice) =>
+  CoreLayers.SqlStorage.pipe(
+    Layer.provideMerge(Ids.Ids.layer),
+    Layer.provideMerge(CryptoLive),
+    Layer.provideMerge(layerMigratedSql(choice))
+  )

@@ -1,6 +1,6 @@
 import { type Clock as ClockNs, Clock, ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
-import { makeFixture, type Fixture } from "@opsplatform/testing"
+import { FastHashing, makeFixture, type Fixture } from "@opsplatform/testing"
 import type { DatabaseChoice } from "../../src/server/database.ts"
 import { serverLayer } from "../../src/server/serve.ts"
 
@@ -24,6 +24,8 @@ export const startTestServer = async (
     readonly env?: Record<string, string>
     /** The server's clock, for tests that move time (e.g. `shiftedClock`). */
     readonly clock?: ClockNs.Clock
+    /** Cheap PIN and password hashing, for tests that check many PINs (the format and the checks stay the same). */
+    readonly fastHashing?: boolean
   } = {}
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
@@ -38,7 +40,8 @@ export const startTestServer = async (
             ? Layer.empty
             : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> }))
         ),
-        options.clock === undefined ? (l) => l : Layer.provide(Layer.succeed(Clock.Clock, options.clock))
+        options.clock === undefined ? (l) => l : Layer.provide(Layer.succeed(Clock.Clock, options.clock)),
+        options.fastHashing === true ? Layer.provide(FastHashing) : (l) => l
       ),
       scope
     )

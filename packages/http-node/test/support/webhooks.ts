@@ -53,18 +53,40 @@ export const subscribe = async (
   return { id: res.json.data.id, secret: res.json.data.secret }
 }
 
-/** Polls the API until `predicate` holds for the value `read` returns (the worker runs in the background). */
+/** How often `eventually` reads the condition again. */
+const READ_EVERY_MS = 25
+
+/**
+ * Waits until `predicate` holds for the value `read` returns: a condition
+ * polled with a deadline. The worker runs in the background and writes an
+ * outcome after the receiver has answered, so there is no event to await;
+ * the deadline bounds the whole wait, a read that hangs included, and the
+ * failure shows the last value read.
+ */
 export const eventually = async <A>(
   read: () => Promise<A>,
   predicate: (a: A) => boolean,
   timeoutMs = 20_000
 ): Promise<A> => {
   const deadline = Date.now() + timeoutMs
+  let last: { readonly value: A } | undefined
+  const expired = () => {
+    const shown = last === undefined ? "none read" : JSON.stringify(last.value)?.slice(0, 2000)
+    return new Error(`condition not met within ${timeoutMs} ms; last value: ${shown}`)
+  }
+  /** `promise`, or the deadline's failure if it comes first. */
+  const beforeDeadline = <B>(promise: Promise<B>): Promise<B> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadlineReached = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(expired()), Math.max(0, deadline - Date.now()))
+    })
+    return Promise.race([promise, deadlineReached]).finally(() => clearTimeout(timer))
+  }
   for (;;) {
-    const value = await read()
-    if (predicate(value)) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`)
-    await new Promise((r) => setTimeout(r, 50))
+    last = { value: await beforeDeadline(read()) }
+    if (predicate(last.value)) return last.value
+    if (Date.now() >= deadline) throw expired()
+    await new Promise((r) => setTimeout(r, Math.min(READ_EVERY_MS, deadline - Date.now())))
   }
 }
 

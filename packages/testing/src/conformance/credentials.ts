@@ -2,14 +2,14 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
 import { CredentialRepo } from "@opsplatform/core/auth/CredentialRepo"
-import type { StoredCredential } from "@opsplatform/core/auth/model"
+import { CredentialId, type StoredCredential } from "@opsplatform/core/auth/model"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { freshOrganization, timestamps } from "./support.ts"
 
 const credential = (id: string, tenant: Tenant, hash: string, at: string, overrides: Partial<StoredCredential> = {}): StoredCredential => ({
-  id,
+  id: CredentialId.make(id),
   organization_id: tenant.organizationId,
   environment: tenant.environment,
   kind: "api_key",
@@ -40,10 +40,10 @@ export const credentialRepoConformance = (name: string, storage: Layer.Layer<Cor
           const [t0, t1] = timestamps(2)
           const hash = `h-${yield* ids.uuid}`
           const c = credential(yield* ids.uuid, org.live, hash, t0!)
-          yield* repo.insert(c)
+          yield* repo.insert(org.live, c)
           assert.deepStrictEqual(yield* repo.findByHash(hash), Option.some(c))
           assert.isTrue(Option.isNone(yield* repo.findByHash(`${hash}x`)))
-          yield* repo.touch(c.id, t1!)
+          yield* repo.touch(org.live, c.id, t1!)
           assert.strictEqual(Option.getOrThrow(yield* repo.find(org.live, c.id)).last_used_at, t1)
           assert.deepStrictEqual(Option.getOrThrow(yield* repo.findById(c.id)).scopes, c.scopes)
         }))
@@ -56,7 +56,7 @@ export const credentialRepoConformance = (name: string, storage: Layer.Layer<Cor
           const b = yield* freshOrganization
           const [t0, t1, t2] = timestamps(3)
           const c = credential(yield* ids.uuid, a.live, `h-${yield* ids.uuid}`, t0!)
-          yield* repo.insert(c)
+          yield* repo.insert(a.live, c)
           assert.isTrue(Option.isNone(yield* repo.revoke(b.live, c.id, t1!)))
           assert.isTrue(Option.isNone(yield* repo.revoke(a.sandbox, c.id, t1!)))
           assert.strictEqual(Option.getOrThrow(yield* repo.revoke(a.live, c.id, t1!)).revoked_at, t1)
@@ -74,29 +74,13 @@ export const credentialRepoConformance = (name: string, storage: Layer.Layer<Cor
           const [t0, t1] = timestamps(2)
           const grant = yield* ids.uuid
           for (let i = 0; i < 3; i++) {
-            yield* repo.insert(credential(yield* ids.uuid, org.live, `h-${yield* ids.uuid}`, t0!, { kind: "oauth", grant_id: grant }))
+            yield* repo.insert(org.live, credential(yield* ids.uuid, org.live, `h-${yield* ids.uuid}`, t0!, { kind: "oauth", grant_id: grant }))
           }
           const other = credential(yield* ids.uuid, org.live, `h-${yield* ids.uuid}`, t0!, { kind: "oauth", grant_id: yield* ids.uuid })
-          yield* repo.insert(other)
+          yield* repo.insert(org.live, other)
           assert.strictEqual(yield* repo.revokeGrant(grant, t1!), 3)
           assert.strictEqual(yield* repo.revokeGrant(grant, t1!), 0)
           assert.isNull(Option.getOrThrow(yield* repo.find(org.live, other.id)).revoked_at)
-        }))
-
-      it.effect("keeps devices per tenant with their PIN hash", () =>
-        Effect.gen(function*() {
-          const repo = yield* CredentialRepo
-          const ids = yield* Ids
-          const org = yield* freshOrganization
-          const [t0] = timestamps(1)
-          const device = { id: yield* ids.uuid, environment: "live" as const, name: "Lobby", has_pin: false, created_at: t0! }
-          yield* repo.insertDevice(org.id, device)
-          assert.deepStrictEqual(yield* repo.findDevice(org.live, device.id), Option.some(device))
-          assert.isTrue(Option.isNone(yield* repo.findDevice(org.sandbox, device.id)))
-          assert.isFalse(yield* repo.setDevicePin(org.sandbox, device.id, "$pin"))
-          assert.isTrue(yield* repo.setDevicePin(org.live, device.id, "$pin"))
-          assert.deepStrictEqual(yield* repo.devicePinHash(org.live, device.id), Option.some("$pin"))
-          assert.isTrue(Option.getOrThrow(yield* repo.findDevice(org.live, device.id)).has_pin)
         }))
     })
   })

@@ -2,13 +2,13 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
 import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
-import type { Expense } from "@opsplatform/core/expenses/model"
+import { type Expense, ExpenseId } from "@opsplatform/core/expenses/model"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import { freshOrganization, timestamps } from "./support.ts"
 
 const expense = (id: string, at: string, overrides: Partial<Expense> = {}): Expense => ({
-  id,
+  id: ExpenseId.make(id),
   description: "Diesel",
   category: "fuel",
   status: "draft",

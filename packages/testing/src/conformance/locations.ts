@@ -1,14 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import { LocationRepo } from "@opsplatform/core/locations/LocationRepo"
-import type { Location } from "@opsplatform/core/locations/model"
+import { type Location, LocationId } from "@opsplatform/core/locations/model"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { CoreLayers } from "@opsplatform/core"
 import { freshOrganization, timestamps } from "./support.ts"
 
 const location = (id: string, at: string, overrides: Partial<Location> = {}): Location => ({
-  id,
+  id: LocationId.make(id),
   name: `Site ${id.slice(-4)}`,
   code: null,
   vertical_type: "retail",

@@ -1,13 +1,16 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer, Option } from "effect"
+import { Effect, Exit, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
-import type {
-  AuthorizationCode,
-  Grant,
-  PendingAuthorization,
-  RefreshToken,
-  StoredApp,
-  StoredInstallation
+import {
+  type AuthorizationCode,
+  type BrowserSession,
+  type Grant,
+  InstallationId,
+  OAuthAppId,
+  type PendingAuthorization,
+  type RefreshToken,
+  type StoredApp,
+  type StoredInstallation
 } from "@opsplatform/core/oauth/model"
 import { OAuthAppRepo } from "@opsplatform/core/oauth/OAuthAppRepo"
 import { OAuthGrantRepo } from "@opsplatform/core/oauth/OAuthGrantRepo"
@@ -16,16 +19,15 @@ import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { Transactor } from "@opsplatform/core/shared/Transactor"
+import { UserId } from "@opsplatform/core/tenancy/model"
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { freshOrganization, timestamps } from "./support.ts"
 
 type Storage = Layer.Layer<CoreLayers.StoragePorts | Ids, unknown>
 
-const app = (id: string, owner: Tenant | null, at: string, overrides: Partial<StoredApp> = {}): StoredApp => ({
-  id,
+const app = (id: string, at: string, overrides: Partial<StoredApp> = {}): StoredApp => ({
+  id: OAuthAppId.make(id),
   client_id: `app_${id.replace(/-/g, "")}`,
-  organization_id: owner?.organizationId ?? null,
-  environment: owner?.environment ?? null,
   name: "Conformance app",
   type: "confidential",
   redirect_uris: ["https://app.example/callback", "http://127.0.0.1/cb"],
@@ -41,7 +43,7 @@ const app = (id: string, owner: Tenant | null, at: string, overrides: Partial<St
 
 const freshUser = Effect.gen(function*() {
   const ids = yield* Ids
-  const id = yield* ids.uuid
+  const id = UserId.make(yield* ids.uuid)
   yield* Effect.orDie((yield* TenancyRepo).insertUser(
     { id, email: `oauth-${id}@example.test`, name: "Member", created_at: timestamps(1)[0]! },
     null
@@ -57,8 +59,8 @@ const grantFixture = Effect.gen(function*() {
   const org = yield* freshOrganization
   const userId = yield* freshUser
   const [t0] = timestamps(1)
-  const a = app(yield* ids.uuid, org.live, t0!)
-  yield* Effect.orDie(apps.insertApp(a))
+  const a = app(yield* ids.uuid, t0!)
+  yield* Effect.orDie(apps.insertApp(org.live, a))
   const grant: Grant = {
     id: yield* ids.uuid,
     app_id: a.id,
@@ -72,7 +74,7 @@ const grantFixture = Effect.gen(function*() {
     refresh_until: "2026-04-01T00:00:00.000Z",
     revoked_at: null
   }
-  yield* grants.insertGrant(grant)
+  yield* grants.insertGrant(org.live, grant)
   return { org, userId, app: a, grant }
 })
 
@@ -95,7 +97,7 @@ const newCode = (f: Effect.Success<typeof grantFixture>, createdAt: string, expi
       expires_at: expiresAt,
       used_at: null
     }
-    yield* (yield* OAuthGrantRepo).insertCode(code)
+    yield* (yield* OAuthGrantRepo).insertCode(f.org.live, code)
     return code
   })
 
@@ -131,6 +133,12 @@ const refreshToken = (id: string, grant: Grant, at: string, parentId: string | n
   revoked_at: null
 })
 
+/** Ids of the app's live grants in every organization environment. */
+const liveEverywhere = (appId: string) =>
+  Effect.flatMap(OAuthGrantRepo, (grants) => grants.liveGrantsOfApp(appId)).pipe(
+    Effect.map((live) => live.map((g) => g.id))
+  )
+
 /** The contracts of OAuthAppRepo, OAuthGrantRepo and OAuthSessionRepo. */
 export const oauthRepoConformance = (name: string, storage: Storage) =>
   describe(`OAuth repositories conformance: ${name}`, () => {
@@ -142,10 +150,10 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const a = yield* freshOrganization
           const b = yield* freshOrganization
           const [t0, t1] = timestamps(2)
-          const mine = app(yield* ids.uuid, a.live, t0!)
-          const operators = app(yield* ids.uuid, null, t1!, { type: "public", secret_hash: null, secret_prefix: null })
-          yield* Effect.orDie(repo.insertApp(mine))
-          yield* Effect.orDie(repo.insertApp(operators))
+          const mine = app(yield* ids.uuid, t0!)
+          const operators = app(yield* ids.uuid, t1!, { type: "public", secret_hash: null, secret_prefix: null })
+          yield* Effect.orDie(repo.insertApp(a.live, mine))
+          yield* Effect.orDie(repo.insertApp(null, operators))
           assert.deepStrictEqual(yield* repo.findOwnedApp(a.live, mine.id), Option.some(mine))
           assert.isTrue(Option.isNone(yield* repo.findOwnedApp(a.sandbox, mine.id)))
           assert.isTrue(Option.isNone(yield* repo.findOwnedApp(b.live, mine.id)))
@@ -159,9 +167,9 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           assert.deepStrictEqual((yield* repo.listOwnedApps(a.live, page)).items.map((x) => x.id), [mine.id])
           assert.strictEqual((yield* repo.listOwnedApps(b.live, page)).meta.total, 0)
           const renamed = { ...mine, name: "Renamed", scopes: ["locations:read"], redirect_uris: ["https://x.example/cb"], updated_at: t1! }
-          yield* repo.updateApp(renamed)
+          yield* repo.updateApp(a.live, renamed)
           assert.deepStrictEqual(yield* repo.findAppById(mine.id), Option.some(renamed))
-          const duplicate = yield* Effect.flip(repo.insertApp({ ...app(yield* ids.uuid, a.live, t0!), client_id: mine.client_id }))
+          const duplicate = yield* Effect.flip(repo.insertApp(a.live, { ...app(yield* ids.uuid, t0!), client_id: mine.client_id }))
           assert.strictEqual(duplicate._tag, "Conflict")
         }))
 
@@ -172,11 +180,11 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const owner = yield* freshOrganization
           const other = yield* freshOrganization
           const [t0, t1] = timestamps(2)
-          const a = app(yield* ids.uuid, owner.live, t0!)
-          yield* Effect.orDie(repo.insertApp(a))
+          const a = app(yield* ids.uuid, t0!)
+          yield* Effect.orDie(repo.insertApp(owner.live, a))
           const installation = (tenant: Tenant, at: string): Effect.Effect<StoredInstallation> =>
             Effect.map(ids.uuid, (id) => ({
-              id,
+              id: InstallationId.make(id),
               app_id: a.id,
               organization_id: tenant.organizationId,
               environment: tenant.environment,
@@ -185,9 +193,9 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
             }))
           const live = yield* installation(other.live, t0!)
           const sandbox = yield* installation(other.sandbox, t1!)
-          yield* Effect.orDie(repo.insertInstallation(live))
-          yield* Effect.orDie(repo.insertInstallation(sandbox))
-          const twice = yield* Effect.flip(repo.insertInstallation(yield* installation(other.live, t1!)))
+          yield* Effect.orDie(repo.insertInstallation(other.live, live))
+          yield* Effect.orDie(repo.insertInstallation(other.sandbox, sandbox))
+          const twice = yield* Effect.flip(repo.insertInstallation(other.live, yield* installation(other.live, t1!)))
           assert.strictEqual(twice._tag, "Conflict")
           assert.deepStrictEqual(yield* repo.findInstallation(other.live, live.id), Option.some(live))
           assert.isTrue(Option.isNone(yield* repo.findInstallation(other.sandbox, live.id)))
@@ -208,9 +216,9 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const [t0] = timestamps(1)
           const rt = refreshToken(yield* ids.uuid, f.grant, t0!)
-          yield* grants.insertRefreshToken(rt)
-          assert.isTrue(yield* apps.deleteApp(f.app.id))
-          assert.isFalse(yield* apps.deleteApp(f.app.id))
+          yield* grants.insertRefreshToken(f.org.live, rt)
+          assert.isTrue(yield* apps.deleteApp(f.org.live, f.app.id))
+          assert.isFalse(yield* apps.deleteApp(f.org.live, f.app.id))
           assert.isTrue(Option.isNone(yield* grants.findGrant(f.grant.id)))
           assert.isTrue(Option.isNone(yield* grants.findRefreshTokenByHash(rt.token_hash)))
         }))
@@ -222,8 +230,8 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const [t0, t1, t2] = timestamps(3)
           const code = yield* newCode(f, t0!, t1!)
           assert.deepStrictEqual(yield* grants.findCodeByHash(code.code_hash), Option.some(code))
-          assert.deepStrictEqual(yield* grants.consumeCode(code.id, t1!), Option.some({ ...code, used_at: t1! }))
-          assert.isTrue(Option.isNone(yield* grants.consumeCode(code.id, t2!)))
+          assert.deepStrictEqual(yield* grants.consumeCode(f.org.live, code.id, t1!), Option.some({ ...code, used_at: t1! }))
+          assert.isTrue(Option.isNone(yield* grants.consumeCode(f.org.live, code.id, t2!)))
           assert.strictEqual(Option.getOrThrow(yield* grants.findCodeByHash(code.code_hash)).used_at, t1)
         }))
 
@@ -234,22 +242,22 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const [t0, t1, t2] = timestamps(3)
           const first = refreshToken(yield* ids.uuid, f.grant, t0!)
-          yield* grants.insertRefreshToken(first)
+          yield* grants.insertRefreshToken(f.org.live, first)
           assert.deepStrictEqual(yield* grants.findRefreshTokenByHash(first.token_hash), Option.some(first))
-          assert.deepStrictEqual(yield* grants.consumeRefreshToken(first.id, t1!), Option.some({ ...first, used_at: t1! }))
-          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(first.id, t2!)))
+          assert.deepStrictEqual(yield* grants.consumeRefreshToken(f.org.live, first.id, t1!), Option.some({ ...first, used_at: t1! }))
+          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(f.org.live, first.id, t2!)))
           const second = refreshToken(yield* ids.uuid, f.grant, t1!, first.id)
-          yield* grants.insertRefreshToken(second)
-          assert.deepStrictEqual((yield* grants.chainOf(f.grant.id)).map((t) => [t.id, t.parent_id]), [
+          yield* grants.insertRefreshToken(f.org.live, second)
+          assert.deepStrictEqual((yield* grants.chainOf(f.org.live, f.grant.id)).map((t) => [t.id, t.parent_id]), [
             [first.id, null],
             [second.id, first.id]
           ])
-          assert.isTrue(yield* grants.revokeGrant(f.grant.id, t2!))
-          assert.isFalse(yield* grants.revokeGrant(f.grant.id, t2!))
+          assert.isTrue(yield* grants.revokeGrant(f.org.live, f.grant.id, t2!))
+          assert.isFalse(yield* grants.revokeGrant(f.org.live, f.grant.id, t2!))
           assert.strictEqual(Option.getOrThrow(yield* grants.findGrant(f.grant.id)).revoked_at, t2)
           assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(second.token_hash)).revoked_at, t2)
-          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(second.id, t2!)))
-          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, undefined), [])
+          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(f.org.live, second.id, t2!)))
+          assert.deepStrictEqual(yield* liveEverywhere(f.app.id), [])
         }))
 
       it.effect("lists an app's live grants per tenant or everywhere", () =>
@@ -259,12 +267,51 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const [t0] = timestamps(1)
           const sandbox: Grant = { ...f.grant, id: yield* ids.uuid, environment: "sandbox" }
-          yield* grants.insertGrant(sandbox)
-          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, f.org.live), [f.grant.id])
-          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, f.org.sandbox), [sandbox.id])
-          assert.deepStrictEqual([...(yield* grants.liveGrantIds(f.app.id, undefined))].sort(), [f.grant.id, sandbox.id].sort())
-          yield* grants.revokeGrant(sandbox.id, t0!)
-          assert.deepStrictEqual(yield* grants.liveGrantIds(f.app.id, undefined), [f.grant.id])
+          yield* grants.insertGrant(f.org.sandbox, sandbox)
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.org.live, f.app.id), [f.grant.id])
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.org.sandbox, f.app.id), [sandbox.id])
+          assert.deepStrictEqual([...(yield* liveEverywhere(f.app.id))].sort(), [f.grant.id, sandbox.id].sort())
+          yield* grants.revokeGrant(f.org.sandbox, sandbox.id, t0!)
+          assert.deepStrictEqual(yield* liveEverywhere(f.app.id), [f.grant.id])
+        }))
+
+      it.effect("an app is changed and deleted only through its owner", () =>
+        Effect.gen(function*() {
+          const repo = yield* OAuthAppRepo
+          const f = yield* grantFixture
+          const stranger = yield* freshOrganization
+          const [, t1] = timestamps(2)
+          yield* repo.updateApp(f.org.sandbox, { ...f.app, name: "Taken over", updated_at: t1! })
+          yield* repo.updateApp(stranger.live, { ...f.app, name: "Taken over", updated_at: t1! })
+          assert.deepStrictEqual(yield* repo.findAppById(f.app.id), Option.some(f.app))
+          assert.isFalse(yield* repo.deleteApp(f.org.sandbox, f.app.id))
+          assert.isFalse(yield* repo.deleteApp(stranger.live, f.app.id))
+          assert.isTrue(Option.isSome(yield* repo.findAppById(f.app.id)))
+        }))
+
+      it.effect("a grant, its codes and its refresh chain are reached only through their tenant", () =>
+        Effect.gen(function*() {
+          const grants = yield* OAuthGrantRepo
+          const ids = yield* Ids
+          const f = yield* grantFixture
+          const stranger = yield* freshOrganization
+          const [t0, t1, t2] = timestamps(3)
+          const code = yield* newCode(f, t0!, t2!)
+          assert.isTrue(Option.isNone(yield* grants.consumeCode(f.org.sandbox, code.id, t1!)))
+          assert.isTrue(Option.isNone(yield* grants.consumeCode(stranger.live, code.id, t1!)))
+          assert.strictEqual(Option.getOrThrow(yield* grants.findCodeByHash(code.code_hash)).used_at, null)
+          const token = refreshToken(yield* ids.uuid, f.grant, t0!)
+          yield* grants.insertRefreshToken(f.org.live, token)
+          const planted = refreshToken(yield* ids.uuid, f.grant, t0!)
+          assert.isTrue(Exit.hasDies(yield* Effect.exit(grants.insertRefreshToken(stranger.live, planted))))
+          assert.isTrue(Option.isNone(yield* grants.findRefreshTokenByHash(planted.token_hash)))
+          assert.isTrue(Option.isNone(yield* grants.consumeRefreshToken(f.org.sandbox, token.id, t1!)))
+          assert.deepStrictEqual(yield* grants.chainOf(stranger.live, f.grant.id), [])
+          assert.deepStrictEqual(yield* grants.liveGrantIds(f.org.sandbox, f.app.id), [])
+          assert.isFalse(yield* grants.revokeGrant(stranger.live, f.grant.id, t1!))
+          assert.strictEqual(Option.getOrThrow(yield* grants.findGrant(f.grant.id)).revoked_at, null)
+          assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(token.token_hash)).revoked_at, null)
+          assert.isTrue(Option.isSome(yield* grants.consumeRefreshToken(f.org.live, token.id, t1!)))
         }))
 
       it.effect("of 20 concurrent consumes of one refresh token, exactly one wins", () =>
@@ -274,8 +321,8 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const [t0, t1] = timestamps(2)
           const token = refreshToken(yield* ids.uuid, f.grant, t0!)
-          yield* grants.insertRefreshToken(token)
-          assert.strictEqual(yield* race(grants.consumeRefreshToken(token.id, t1!)), 1)
+          yield* grants.insertRefreshToken(f.org.live, token)
+          assert.strictEqual(yield* race(grants.consumeRefreshToken(f.org.live, token.id, t1!)), 1)
           assert.strictEqual(Option.getOrThrow(yield* grants.findRefreshTokenByHash(token.token_hash)).used_at, t1)
         }))
 
@@ -285,7 +332,7 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const [t0, t1] = timestamps(2)
           const code = yield* newCode(f, t0!, t1!)
-          assert.strictEqual(yield* race(grants.consumeCode(code.id, t1!)), 1)
+          assert.strictEqual(yield* race(grants.consumeCode(f.org.live, code.id, t1!)), 1)
         }))
 
       it.effect("sessions rotate their token at sign-in; a pending request is taken once", () =>
@@ -294,11 +341,11 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           const f = yield* grantFixture
           const ids = yield* Ids
           const [t0, t1, t2] = timestamps(3)
-          const session = { id: yield* ids.uuid, token_hash: `h-s-${yield* ids.uuid}`, user_id: null, created_at: t0!, expires_at: t2! }
+          const session: BrowserSession = { id: yield* ids.uuid, token_hash: `h-s-${yield* ids.uuid}`, user_id: null, created_at: t0!, expires_at: t2! }
           yield* sessions.insertSession(session)
           assert.deepStrictEqual(yield* sessions.findSessionByHash(session.token_hash), Option.some(session))
           const rotated = `h-s2-${yield* ids.uuid}`
-          yield* sessions.signInSession(session.id, rotated, f.userId, t2!)
+          yield* sessions.signInSession({ ...session, token_hash: rotated, user_id: f.userId, expires_at: t2! })
           assert.isTrue(Option.isNone(yield* sessions.findSessionByHash(session.token_hash)))
           assert.deepStrictEqual(
             yield* sessions.findSessionByHash(rotated),

@@ -1,26 +1,22 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { TestClock } from "effect/testing"
 import type { CoreLayers } from "@opsplatform/core"
-import { CostingSettingsRepo } from "@opsplatform/core/costing/CostingSettingsRepo"
-import type { FleetCostProfile, RateCard, SenderAddress } from "@opsplatform/core/costing/model"
 import { routeDispatchedEventId } from "@opsplatform/core/events/catalog"
-import { RateLimiter } from "@opsplatform/core/ratelimit/RateLimiter"
-import type { Stop } from "@opsplatform/core/routes/model"
-import { type RouteRecord, RouteRepo } from "@opsplatform/core/routes/RouteRepo"
+import { type RouteRecord, RouteId, type Stop, StopId } from "@opsplatform/core/routes/model"
+import { RouteRepo } from "@opsplatform/core/routes/RouteRepo"
 import { Routes } from "@opsplatform/core/routes/Routes"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import { Transactor } from "@opsplatform/core/shared/Transactor"
 import { nowIso } from "@opsplatform/core/shared/time"
-import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
-import { freshOrganization, timestamps } from "./support.ts"
+import { FleetRepo } from "@opsplatform/core/fleet/FleetRepo"
+import { freshDriver, freshOrganization, timestamps, vehicleRecord } from "./support.ts"
 
 type Storage = Layer.Layer<CoreLayers.StoragePorts | Ids, unknown>
 type CountEvents = (organizationId: string, eventId: string) => Effect.Effect<number, unknown, CoreLayers.StoragePorts | Ids>
 
 export const routeRecord = (id: string, number: string, at: string, overrides: Partial<RouteRecord> = {}): RouteRecord => ({
-  id,
+  id: RouteId.make(id),
   number,
   name: `Route ${number}`,
   status: "DRAFT",
@@ -51,7 +47,7 @@ export const routeRecord = (id: string, number: string, at: string, overrides: P
 })
 
 export const stopRecord = (id: string, position: number, at: string, overrides: Partial<Stop> = {}): Stop => ({
-  id,
+  id: StopId.make(id),
   position,
   label: `Stop ${position}`,
   address: null,
@@ -168,6 +164,29 @@ export const routeRepoConformance = (name: string, storage: Storage) =>
           assert.strictEqual(Option.getOrThrow(yield* repo.find(org.live, route.id)).stop_count, 3)
         }))
 
+      it.effect("finds a vehicle's routes that are not finished, oldest first, in the tenant only", () =>
+        Effect.gen(function*() {
+          const repo = yield* RouteRepo
+          const ids = yield* Ids
+          const org = yield* freshOrganization
+          const vehicleId = yield* ids.uuid
+          const at = timestamps(6)
+          const statuses = ["DRAFT", "COMPLETED", "DISPATCHED", "CANCELLED", "IN_PROGRESS"] as const
+          const rows = []
+          for (const [i, status] of statuses.entries()) {
+            rows.push(routeRecord(yield* ids.uuid, `R-00000${i + 1}`, at[i]!, { vehicle_id: vehicleId, status }))
+          }
+          rows.push(routeRecord(yield* ids.uuid, "R-000006", at[5]!, { vehicle_id: yield* ids.uuid }))
+          for (const r of rows) yield* repo.insert(org.live, r)
+          const open = yield* repo.unfinishedWithVehicle(org.live, vehicleId)
+          assert.deepStrictEqual(open.map((r) => [r.number, r.status]), [["R-000001", "DRAFT"], ["R-000003", "DISPATCHED"], [
+            "R-000005",
+            "IN_PROGRESS"
+          ]])
+          assert.deepStrictEqual(open[0], rows[0])
+          assert.deepStrictEqual(yield* repo.unfinishedWithVehicle(org.sandbox, vehicleId), [])
+        }))
+
       it.effect("lists newest first, filtered by status and a route_date range [from, before)", () =>
         Effect.gen(function*() {
           const repo = yield* RouteRepo
@@ -200,139 +219,6 @@ export const routeRepoConformance = (name: string, storage: Storage) =>
     })
   })
 
-const profile = (at: string, overrides: Partial<FleetCostProfile> = {}): FleetCostProfile => ({
-  currency: "RON",
-  fuel_consumption_l_per_100km: 9.125,
-  fuel_price_per_litre_minor: 745,
-  driver_cost_per_hour_minor: 4500,
-  tolls_per_km_minor: 3,
-  depreciation_per_km_minor: 41,
-  insurance_per_year_minor: 350_000,
-  annual_km: 45_000,
-  maintenance_per_km_minor: 12,
-  tyres_per_km_minor: 4,
-  co2_grams_per_litre: 3197,
-  updated_at: at,
-  ...overrides
-})
-
-/** The CostingSettingsRepo contract. */
-export const costingSettingsRepoConformance = (name: string, storage: Storage) =>
-  describe(`CostingSettingsRepo conformance: ${name}`, () => {
-    layer(storage, { timeout: "60 seconds", excludeTestServices: true })((it) => {
-      it.effect("keeps one profile, rate card and sender address per tenant, replaced whole", () =>
-        Effect.gen(function*() {
-          const repo = yield* CostingSettingsRepo
-          const org = yield* freshOrganization
-          const other = yield* freshOrganization
-          const [t0, t1] = timestamps(2)
-          assert.isTrue(Option.isNone(yield* repo.findProfile(org.live)))
-          yield* repo.saveProfile(org.live, profile(t0!))
-          yield* repo.saveProfile(org.live, profile(t1!, { annual_km: null, insurance_per_year_minor: 0, currency: "EUR" }))
-          assert.deepStrictEqual(yield* repo.findProfile(org.live), Option.some(profile(t1!, { annual_km: null, insurance_per_year_minor: 0, currency: "EUR" })))
-          const card: RateCard = {
-            currency: "RON",
-            couriers: [{ name: "Cargus", bands: [{ up_to_km: 12.5, per_parcel_minor: 1500, per_kg_minor: 120 }] }],
-            updated_at: t0!
-          }
-          yield* repo.saveRateCard(org.live, card)
-          assert.deepStrictEqual(yield* repo.findRateCard(org.live), Option.some(card))
-          const sender: SenderAddress = {
-            name: "Depozit Nord",
-            line1: "Str. Depozitului 1",
-            line2: null,
-            postal_code: "077190",
-            city: "Voluntari",
-            region: "Ilfov",
-            country: "RO",
-            updated_at: t0!
-          }
-          yield* repo.saveSender(org.live, sender)
-          assert.deepStrictEqual(yield* repo.findSender(org.live), Option.some(sender))
-          for (const t of [org.sandbox, other.live]) {
-            assert.isTrue(Option.isNone(yield* repo.findProfile(t)))
-            assert.isTrue(Option.isNone(yield* repo.findRateCard(t)))
-            assert.isTrue(Option.isNone(yield* repo.findSender(t)))
-          }
-        }))
-    })
-  })
-
-/** The RateLimiter contract: fixed windows, refused requests do not count, concurrent callers never exceed the limit. */
-export const rateLimiterConformance = (name: string, storage: Storage) =>
-  describe(`RateLimiter conformance: ${name}`, () => {
-    layer(storage, { timeout: "60 seconds", excludeTestServices: true })((it) => {
-      it.effect("admits the limit per window, refuses beyond it until the window turns", () =>
-        Effect.gen(function*() {
-          const limiter = yield* RateLimiter
-          const key = `conformance:${yield* (yield* Ids).uuid}`
-          const policy = { name: "test", limit: 3, windowSeconds: 60 }
-          // 12:00:30 — half way through a one-minute window.
-          yield* TestClock.setTime(Date.UTC(2026, 2, 2, 12, 0, 30))
-          const first = yield* Effect.forEach([1, 2, 3], () => limiter.consume(key, policy))
-          assert.deepStrictEqual(first.map((d) => [d.allowed, d.remaining, d.resetSeconds]), [[true, 2, 30], [true, 1, 30], [true, 0, 30]])
-          assert.deepStrictEqual(yield* limiter.consume(key, policy), { allowed: false, limit: 3, remaining: 0, resetSeconds: 30 })
-          yield* TestClock.adjust("29 seconds")
-          const late = yield* limiter.consume(key, policy)
-          assert.deepStrictEqual([late.allowed, late.resetSeconds], [false, 1])
-          // 12:01:00 — a new window: the refusals did not count against it.
-          yield* TestClock.adjust("1 second")
-          assert.deepStrictEqual(yield* limiter.consume(key, policy), { allowed: true, limit: 3, remaining: 2, resetSeconds: 60 })
-          // Other keys have their own count.
-          assert.isTrue((yield* limiter.consume(`${key}:other`, policy)).allowed)
-          // Two windows later the key starts afresh, whatever happened before.
-          yield* limiter.consume(key, policy)
-          yield* limiter.consume(key, policy)
-          assert.isFalse((yield* limiter.consume(key, policy)).allowed)
-          yield* TestClock.adjust("125 seconds")
-          assert.deepStrictEqual((yield* limiter.consume(key, policy)).remaining, 2)
-        }).pipe(Effect.provide(TestClock.layer())))
-
-      it.effect("a refund gives back one request of the current window, and none of a window gone by", () =>
-        Effect.gen(function*() {
-          const limiter = yield* RateLimiter
-          const key = `conformance:${yield* (yield* Ids).uuid}`
-          const policy = { name: "test", limit: 2, windowSeconds: 60 }
-          yield* TestClock.setTime(Date.UTC(2026, 2, 2, 12, 0, 10))
-          yield* limiter.consume(key, policy)
-          yield* limiter.consume(key, policy)
-          assert.isFalse((yield* limiter.consume(key, policy)).allowed)
-          yield* limiter.refund(key, policy)
-          assert.deepStrictEqual(yield* limiter.consume(key, policy), { allowed: true, limit: 2, remaining: 0, resetSeconds: 50 })
-          // Refunds never go below zero: two refunds of an unused key leave it at the full limit.
-          const fresh = `${key}:fresh`
-          yield* limiter.refund(fresh, policy)
-          yield* limiter.consume(fresh, policy)
-          yield* limiter.refund(fresh, policy)
-          yield* limiter.refund(fresh, policy)
-          assert.strictEqual((yield* limiter.consume(fresh, policy)).remaining, 1)
-          // A refund in the next window does not lift that window's count.
-          yield* limiter.consume(fresh, policy)
-          yield* TestClock.adjust("60 seconds")
-          yield* limiter.consume(fresh, policy)
-          yield* limiter.consume(fresh, policy)
-          yield* TestClock.adjust("60 seconds")
-          yield* limiter.refund(fresh, policy)
-          assert.strictEqual((yield* limiter.consume(fresh, policy)).remaining, 1)
-        }).pipe(Effect.provide(TestClock.layer())))
-
-      it.effect("never admits more than the limit to concurrent callers", () =>
-        Effect.gen(function*() {
-          const limiter = yield* RateLimiter
-          const key = `conformance:${yield* (yield* Ids).uuid}`
-          const policy = { name: "test", limit: 7, windowSeconds: 3600 }
-          const decisions = yield* Effect.forEach(Array.from({ length: 20 }), () => limiter.consume(key, policy), {
-            concurrency: 8
-          })
-          assert.strictEqual(decisions.filter((d) => d.allowed).length, 7)
-          assert.deepStrictEqual(
-            decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b),
-            [0, 1, 2, 3, 4, 5, 6]
-          )
-        }))
-    })
-  })
-
 /**
  * The Routes service on a storage: the dispatch event is written in the
  * dispatch's transaction and leaves with it when the dispatch fails.
@@ -356,13 +242,13 @@ export const routesServiceConformance = (name: string, storage: Storage, countEv
   return describe(`Routes service conformance: ${name}`, () => {
     layer(services, { timeout: "60 seconds", excludeTestServices: true })((it) => {
       const setup = Effect.gen(function*() {
-        const tenancy = yield* TenancyRepo
         const ids = yield* Ids
         const org = yield* freshOrganization
-        const driver = { id: yield* ids.uuid, email: `driver-${org.id}@example.test`, name: "Driver", created_at: yield* nowIso }
-        yield* Effect.orDie(tenancy.insertUser(driver, null))
-        yield* tenancy.upsertMembership(org.id, driver.id, "driver", driver.created_at)
-        return { org, driverId: driver.id, vehicleId: yield* ids.uuid }
+        const driverId = yield* freshDriver(org.id)
+        // Routes take only vehicles of the registry (decided: docs/decisions.md, "Fleet vehicles and court cases").
+        const vehicle = vehicleRecord(yield* ids.uuid, "B100RUN", yield* nowIso, { capacity_kg: null, capacity_parcels: null })
+        yield* Effect.orDie((yield* FleetRepo).insert(org.live, vehicle))
+        return { org, driverId, vehicleId: vehicle.id }
       })
       const plannedRoute = (notes: string | null) =>
         Effect.gen(function*() {
@@ -420,10 +306,8 @@ export const routesServiceConformance = (name: string, storage: Storage, countEv
   })
 }
 
-/** Every routes-area suite against one storage implementation. */
+/** Every suite of the routes area against one storage implementation. */
 export const routesConformance = (name: string, storage: Storage, countEvents: CountEvents) => {
   routeRepoConformance(name, storage)
-  costingSettingsRepoConformance(name, storage)
-  rateLimiterConformance(name, storage)
   routesServiceConformance(name, storage, countEvents)
 }

@@ -2,6 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
 import { Ids } from "@opsplatform/core/shared/Ids"
+import { UserId } from "@opsplatform/core/tenancy/model"
 import { TenancyRepo } from "@opsplatform/core/tenancy/TenancyRepo"
 import { freshOrganization, timestamps } from "./support.ts"
 
@@ -32,9 +33,9 @@ export const tenancyRepoConformance = (name: string, storage: Layer.Layer<CoreLa
           const ids = yield* Ids
           const [t] = timestamps(1)
           const email = `Dup.${yield* ids.uuid}@Example.test`
-          yield* repo.insertUser({ id: yield* ids.uuid, email, name: "A", created_at: t! }, null)
+          yield* repo.insertUser({ id: UserId.make(yield* ids.uuid), email, name: "A", created_at: t! }, null)
           const second = yield* Effect.flip(
-            repo.insertUser({ id: yield* ids.uuid, email: email.toUpperCase(), name: "B", created_at: t! }, null)
+            repo.insertUser({ id: UserId.make(yield* ids.uuid), email: email.toUpperCase(), name: "B", created_at: t! }, null)
           )
           assert.strictEqual(second._tag, "Conflict")
           const found = Option.getOrThrow(yield* repo.findUserByEmail(email.toUpperCase()))
@@ -52,7 +53,7 @@ export const tenancyRepoConformance = (name: string, storage: Layer.Layer<CoreLa
           const a = yield* freshOrganization
           const b = yield* freshOrganization
           const [t0, t1] = timestamps(2)
-          const user = { id: yield* ids.uuid, email: `m-${yield* ids.uuid}@example.test`, name: "Mia", created_at: t0! }
+          const user = { id: UserId.make(yield* ids.uuid), email: `m-${yield* ids.uuid}@example.test`, name: "Mia", created_at: t0! }
           yield* repo.insertUser(user, null)
           yield* repo.upsertMembership(a.id, user.id, "member", t0!)
           yield* repo.upsertMembership(a.id, user.id, "admin", t1!)

@@ -2,6 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
 import { Outbox } from "@opsplatform/core/events/Outbox"
+import { LocationId } from "@opsplatform/core/locations/model"
 import { LocationRepo } from "@opsplatform/core/locations/LocationRepo"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { Transactor } from "@opsplatform/core/shared/Transactor"
@@ -32,7 +33,7 @@ export const transactorConformance = (
           let afterCommitRan = false
           const failed = yield* tx.withTransaction(Effect.gen(function*() {
             yield* repo.insert(org.live, {
-              id,
+              id: LocationId.make(id),
               name: "Doomed",
               code: null,
               vertical_type: "other",

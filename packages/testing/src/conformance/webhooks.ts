@@ -3,21 +3,30 @@ import { Clock, Effect, type Layer, Option } from "effect"
 import type { CoreLayers } from "@opsplatform/core"
 import { freshEventId } from "@opsplatform/core/events/catalog"
 import { Outbox } from "@opsplatform/core/events/Outbox"
-import { Ids } from "@opsplatform/core/shared/Ids"
+import { Ids, newId } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { isoFromMillis as iso } from "@opsplatform/core/shared/time"
 import { Transactor } from "@opsplatform/core/shared/Transactor"
 import { DeliveryRepo } from "@opsplatform/core/webhooks/DeliveryRepo"
-import { type AttemptRecord, type DeliveryOutcome, INLINE_ATTEMPTS, type StoredSubscription } from "@opsplatform/core/webhooks/model"
+import { publishTo } from "@opsplatform/core/webhooks/fanOut"
+import {
+  type AttemptRecord,
+  type DeliveryOutcome,
+  INLINE_ATTEMPTS,
+  type StoredSubscription,
+  WebhookAttemptId,
+  type WebhookDeliveryId,
+  WebhookSecretId,
+  WebhookSubscriptionId
+} from "@opsplatform/core/webhooks/model"
 import { WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { freshOrganization } from "./support.ts"
 
 const HOUR = 3_600_000
 
-const subscription = (id: string, tenant: Tenant, at: string, overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
-  id,
-  tenant,
+const subscription = (id: string, at: string, overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
+  id: WebhookSubscriptionId.make(id),
   url: `https://hooks.example.com/${id.slice(-6)}`,
   description: null,
   event_types: ["fleet_vehicle.created"],
@@ -25,6 +34,7 @@ const subscription = (id: string, tenant: Tenant, at: string, overrides: Partial
   disabled_reason: null,
   created_at: at,
   updated_at: at,
+  latest_secret_expiry: null,
   ...overrides
 })
 
@@ -34,10 +44,10 @@ const subscribed = (tenant: Tenant, overrides: Partial<StoredSubscription> = {})
     const repo = yield* WebhookRepo
     const ids = yield* Ids
     const at = iso(yield* Clock.currentTimeMillis)
-    const s = subscription(yield* ids.uuid, tenant, at, overrides)
-    yield* repo.insert(s)
-    const secretId = yield* ids.uuid
-    yield* repo.insertSecret({ id: secretId, subscription_id: s.id, sealed: `sealed-${secretId}`, created_at: at, expires_at: null })
+    const s = subscription(yield* ids.uuid, at, overrides)
+    yield* repo.insert(tenant, s)
+    const secretId = yield* newId(ids, WebhookSecretId)
+    yield* repo.insertSecret(tenant, { id: secretId, subscription_id: s.id, sealed: `sealed-${secretId}`, created_at: at, expires_at: null })
     return { ...s, secretId }
   })
 
@@ -52,7 +62,7 @@ const publish = (tenant: Tenant, type = "fleet_vehicle.created") =>
   })
 
 /** The delivery of an event to a subscription, through the list the API reads. */
-const deliveryOf = (tenant: Tenant, subscriptionId: string, eventId: string) =>
+const deliveryOf = (tenant: Tenant, subscriptionId: WebhookSubscriptionId, eventId: string) =>
   Effect.gen(function*() {
     const repo = yield* DeliveryRepo
     const page = yield* repo.list(tenant, subscriptionId, {}, yield* pageRequest({ perPage: 100 }))
@@ -69,16 +79,16 @@ const claimAt = (now: number, limit = 100) =>
   })
 
 const outcome = (
-  claimed: { readonly id: string; readonly claimToken: string; readonly attemptNumber: number },
+  claimed: { readonly id: WebhookDeliveryId; readonly claimToken: string; readonly attemptNumber: number },
   at: number,
   overrides: Partial<DeliveryOutcome> = {},
-  attemptId = ""
+  attemptId = "00000000-0000-4000-8000-000000000000"
 ): DeliveryOutcome => {
   const log: AttemptRecord = {
-    id: attemptId,
+    id: WebhookAttemptId.make(attemptId),
     delivery_id: claimed.id,
     number: claimed.attemptNumber,
-    attempted_at: iso(at),
+    created_at: iso(at),
     status_code: 500,
     duration_ms: 12,
     error: null,
@@ -125,9 +135,9 @@ export const webhookStorageConformance = (
           assert.isTrue(Option.isNone(yield* repo.find(a.sandbox, s.id)))
           assert.isTrue(Option.isNone(yield* repo.find(b.live, s.id)))
           assert.isFalse(yield* repo.remove(b.live, s.id))
-          yield* repo.update({ ...found, tenant: b.live, url: "https://hijack.example.com/" })
+          yield* repo.update(b.live, { ...found, url: "https://hijack.example.com/" })
           assert.strictEqual(Option.getOrThrow(yield* repo.find(a.live, s.id)).url, s.url)
-          yield* repo.update({ ...found, enabled: false, disabled_reason: "by_request", event_types: ["invoice.paid"] })
+          yield* repo.update(a.live, { ...found, enabled: false, disabled_reason: "by_request", event_types: ["invoice.paid"] })
           const changed = Option.getOrThrow(yield* repo.find(a.live, s.id))
           assert.deepStrictEqual([changed.enabled, changed.disabled_reason, changed.event_types], [false, "by_request", ["invoice.paid"]])
           const second = yield* subscribed(a.live)
@@ -147,30 +157,30 @@ export const webhookStorageConformance = (
           const org = yield* freshOrganization
           const s = yield* subscribed(org.live)
           const now = yield* Clock.currentTimeMillis
-          const secret = (id: string, offset: number) => ({
+          const secret = (id: WebhookSecretId, offset: number) => ({
             id,
             subscription_id: s.id,
             sealed: `sealed-${id}`,
             created_at: iso(now + offset),
             expires_at: null
           })
-          yield* repo.retireSecrets(s.id, iso(now + 24 * HOUR), iso(now), 2)
-          const second = yield* ids.uuid
-          yield* repo.insertSecret(secret(second, 1000))
-          assert.deepStrictEqual((yield* repo.activeSecrets(s.id, iso(now + 2000))).map((x) => x.id), [second, s.secretId])
+          yield* repo.retireSecrets(org.live, s.id, iso(now + 24 * HOUR), iso(now), 2)
+          const second = yield* newId(ids, WebhookSecretId)
+          yield* repo.insertSecret(org.live, secret(second, 1000))
+          assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 2000))).map((x) => x.id), [second, s.secretId])
           assert.strictEqual(Option.getOrThrow(yield* repo.find(org.live, s.id)).latest_secret_expiry, iso(now + 24 * HOUR))
-          assert.deepStrictEqual((yield* repo.activeSecrets(s.id, iso(now + 25 * HOUR))).map((x) => x.id), [second])
+          assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 25 * HOUR))).map((x) => x.id), [second])
           // A shorter grace pulls every older deadline in.
-          yield* repo.retireSecrets(s.id, iso(now + HOUR), iso(now + 2000), 2)
-          const third = yield* ids.uuid
-          yield* repo.insertSecret(secret(third, 3000))
-          assert.deepStrictEqual((yield* repo.activeSecrets(s.id, iso(now + 4000))).map((x) => x.id), [third, second, s.secretId])
-          assert.deepStrictEqual((yield* repo.activeSecrets(s.id, iso(now + 2 * HOUR))).map((x) => x.id), [third])
+          yield* repo.retireSecrets(org.live, s.id, iso(now + HOUR), iso(now + 2000), 2)
+          const third = yield* newId(ids, WebhookSecretId)
+          yield* repo.insertSecret(org.live, secret(third, 3000))
+          assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 4000))).map((x) => x.id), [third, second, s.secretId])
+          assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 2 * HOUR))).map((x) => x.id), [third])
           // Beyond the kept few, older secrets go at once.
-          yield* repo.retireSecrets(s.id, iso(now + HOUR), iso(now + 4000), 2)
-          const fourth = yield* ids.uuid
-          yield* repo.insertSecret(secret(fourth, 5000))
-          assert.deepStrictEqual((yield* repo.activeSecrets(s.id, iso(now + 6000))).map((x) => x.id), [fourth, third, second])
+          yield* repo.retireSecrets(org.live, s.id, iso(now + HOUR), iso(now + 4000), 2)
+          const fourth = yield* newId(ids, WebhookSecretId)
+          yield* repo.insertSecret(org.live, secret(fourth, 5000))
+          assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 6000))).map((x) => x.id), [fourth, third, second])
           yield* repo.remove(org.live, s.id)
         }))
 
@@ -209,11 +219,11 @@ export const webhookStorageConformance = (
           assert.isUndefined(yield* deliveryOf(org.live, wanted.id, doomed))
           // publishTo reaches one subscription of the tenant whatever its types, and no other tenant's.
           const ping = freshEventId(yield* ids.uuid)
-          const to = yield* outbox.publishTo(org.live, { eventId: ping, type: "webhook.test", data: {} }, otherType.id)
+          const to = yield* publishTo(org.live, { eventId: ping, type: "webhook.test", data: {} }, otherType.id)
           const pinged = yield* deliveryOf(org.live, otherType.id, ping)
           assert.strictEqual(Option.getOrThrow(to), pinged!.id)
           assert.isUndefined(yield* deliveryOf(org.live, wanted.id, ping))
-          const stray = yield* outbox.publishTo(org.live, { eventId: freshEventId(yield* ids.uuid), type: "webhook.test", data: {} }, foreign.id)
+          const stray = yield* publishTo(org.live, { eventId: freshEventId(yield* ids.uuid), type: "webhook.test", data: {} }, foreign.id)
           assert.isTrue(Option.isNone(stray))
           for (const s of [wanted, alsoWanted, disabled, otherType]) yield* repo.remove(org.live, s.id)
           yield* repo.remove(org.sandbox, sandbox.id)
@@ -230,7 +240,7 @@ export const webhookStorageConformance = (
           const eventId = yield* publish(org.live)
           const d = (yield* deliveryOf(org.live, s.id, eventId))!
           const offDelivery = (yield* deliveryOf(org.live, off.id, eventId))!
-          yield* repo.update({ ...Option.getOrThrow(yield* repo.find(org.live, off.id)), enabled: false, disabled_reason: "by_request" })
+          yield* repo.update(org.live, { ...Option.getOrThrow(yield* repo.find(org.live, off.id)), enabled: false, disabled_reason: "by_request" })
           const now = (yield* Clock.currentTimeMillis) + 1000
           const first = yield* claimAt(now)
           const mine = first.find((c) => c.id === d.id)!
@@ -279,8 +289,8 @@ export const webhookStorageConformance = (
           assert.strictEqual(d.status, "sending")
           assert.deepStrictEqual(d.attempts.map((a) => a.number), [1])
           // The holder records the lost attempt again (ignored: number 1 is logged) and its own.
-          const lost = { ...outcome(second, now + 61_000).log[0]!, id: yield* ids.uuid, number: 1, error: "lost" }
-          const own = { ...outcome(second, now + 61_000).log[0]!, id: yield* ids.uuid, status_code: 410 }
+          const lost = { ...outcome(second, now + 61_000).log[0]!, id: yield* newId(ids, WebhookAttemptId), number: 1, error: "lost" }
+          const own = { ...outcome(second, now + 61_000).log[0]!, id: yield* newId(ids, WebhookAttemptId), status_code: 410 }
           yield* deliveries.record([
             outcome(second, now + 61_000, {
               status: "dead",
@@ -340,10 +350,10 @@ export const webhookStorageConformance = (
           assert.deepStrictEqual(pending.items.map((d) => d.id), [db.id])
           assert.strictEqual((yield* deliveries.list(org.sandbox, s.id, {}, yield* pageRequest({}))).meta.total, 0)
           assert.isTrue(Option.isNone(yield* deliveries.find(org.sandbox, s.id, da.id)))
-          const firstPage = yield* deliveries.listAttempts(da.id, yield* pageRequest({ perPage: 5 }))
+          const firstPage = yield* deliveries.listAttempts(org.live, da.id, yield* pageRequest({ perPage: 5 }))
           assert.strictEqual(firstPage.meta.total, INLINE_ATTEMPTS + 2)
           assert.deepStrictEqual(firstPage.items.map((x) => x.number), [12, 11, 10, 9, 8])
-          const next = yield* deliveries.listAttempts(da.id, yield* pageRequest({ perPage: 5, cursor: firstPage.meta.nextCursor! }))
+          const next = yield* deliveries.listAttempts(org.live, da.id, yield* pageRequest({ perPage: 5, cursor: firstPage.meta.nextCursor! }))
           assert.deepStrictEqual(next.items.map((x) => x.number), [7, 6, 5, 4, 3])
           // Reset from what it saw only.
           assert.isFalse(yield* deliveries.reset(org.live, da.id, "dead", iso(now)))

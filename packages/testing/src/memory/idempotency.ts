@@ -1,32 +1,29 @@
 import { Effect, Layer } from "effect"
-import { IdempotencyRepo, type IdempotencyScope } from "@opsplatform/core/idempotency/IdempotencyRepo"
+import {
+  claim,
+  IdempotencyRepo,
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  outcomeOf
+} from "@opsplatform/core/idempotency/IdempotencyRepo"
 import { MemoryStore } from "./MemoryStore.ts"
-
-interface Row {
-  readonly fingerprint: string
-  readonly status: number | null
-  readonly body: string | null
-  readonly created_at: string
-}
 
 const keyOf = (s: IdempotencyScope) => `${s.organizationId}/${s.environment}/${s.credentialId}/${s.key}`
 
 export const IdempotencyRepoMemory: Layer.Layer<IdempotencyRepo, never, MemoryStore> = Layer.effect(
   IdempotencyRepo,
   Effect.map(MemoryStore, (store) => {
-    const rows = store.table<Row>("idempotency_keys")
+    const rows = store.table<IdempotencyRecord>("idempotency_keys")
     return IdempotencyRepo.of({
       begin: (scope, fingerprint, at, staleBefore) =>
         Effect.sync(() => {
           const k = keyOf(scope)
           const existing = rows.get(k)
           if (existing === undefined || existing.created_at < staleBefore) {
-            rows.set(k, { fingerprint, status: null, body: null, created_at: at })
+            rows.set(k, claim(scope, fingerprint, at))
             return { _tag: "Started" } as const
           }
-          if (existing.fingerprint !== fingerprint) return { _tag: "Mismatch" } as const
-          if (existing.status === null) return { _tag: "InProgress" } as const
-          return { _tag: "Replay", status: existing.status, body: existing.body ?? "" } as const
+          return outcomeOf(existing, fingerprint)
         }),
       complete: (scope, status, body) =>
         Effect.sync(() => {

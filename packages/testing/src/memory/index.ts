@@ -1,29 +1,60 @@
 import { Layer } from "effect"
 import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
-import { CoreLayers, DeliverySignal, Ids, RateLimiter, SecretBox, Secrets, WebhookTransport } from "@opsplatform/core"
+import { CoreLayers, DeliverySignal, ForwardingSignal, Ids, RateLimiter, SecretBox, Secrets, WebhookFanOut, WebhookTransport } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
-import { ContractRepoMemory, NotifierRecording, ObligationRepoMemory } from "./obligations.ts"
+import { ContractRepoMemory } from "./contracts.ts"
+import { NotifierRecording, ObligationRepoMemory } from "./obligations.ts"
 import { OAuthAppRepoMemory, OAuthGrantRepoMemory, OAuthSessionRepoMemory } from "./oauth.ts"
-import { CredentialRepoMemory, ExpenseRepoMemory, LocationRepoMemory, TenancyRepoMemory } from "./repos.ts"
-import { CostingSettingsRepoMemory, RouteRepoMemory } from "./routes.ts"
+import { AuditRepoMemory } from "./audit.ts"
+import { CredentialRepoMemory } from "./auth.ts"
+import { ContactRepoMemory } from "./contacts.ts"
+import { CourtRepoMemory } from "./court.ts"
+import { FleetRepoMemory } from "./fleet.ts"
+import { ExpenseRepoMemory } from "./expenses.ts"
+import { GrantRepoMemory } from "./grants.ts"
+import { FiscalRepoMemory } from "./fiscal.ts"
+import { InvoiceRepoMemory, PaymentRepoMemory } from "./invoices.ts"
+import { LocationRepoMemory } from "./locations.ts"
+import { MailboxRepoMemory } from "./mail.ts"
+import { ForwardingRepoMemory, SubscriptionRepoMemory, UsageRepoMemory } from "./metering.ts"
+import { TenancyRepoMemory } from "./tenancy.ts"
+import { RouteRepoMemory } from "./routes.ts"
+import { CostingSettingsRepoMemory } from "./costing.ts"
 import { DeliveryRepoMemory, OutboxMemory, WebhookRepoMemory } from "./webhooks.ts"
+import { DeviceRepoMemory, PulseRepoMemory } from "./display.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
+export * from "./contracts.ts"
 export * from "./idempotency.ts"
 export * from "./obligations.ts"
 export * from "./oauth.ts"
-export * from "./repos.ts"
+export * from "./audit.ts"
+export * from "./auth.ts"
+export * from "./contacts.ts"
+export * from "./court.ts"
+export * from "./fleet.ts"
+export * from "./expenses.ts"
+export * from "./grants.ts"
+export * from "./fiscal.ts"
+export * from "./invoices.ts"
+export * from "./locations.ts"
+export * from "./mail.ts"
+export * from "./metering.ts"
+export * from "./tenancy.ts"
 export * from "./routes.ts"
+export * from "./costing.ts"
 export * from "./webhooks.ts"
+export * from "./display.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
-export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = Layer.mergeAll(
+export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = OutboxMemory.pipe(
+  Layer.provide(WebhookFanOut.WebhookFanOut),
+  Layer.provideMerge(Layer.mergeAll(
   TenancyRepoMemory,
   CredentialRepoMemory,
   LocationRepoMemory,
   ExpenseRepoMemory,
-  OutboxMemory,
   IdempotencyRepoMemory,
   ContractRepoMemory,
   ObligationRepoMemory,
@@ -36,8 +67,23 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   OAuthSessionRepoMemory,
   WebhookRepoMemory,
   DeliveryRepoMemory,
+  ContactRepoMemory,
+  InvoiceRepoMemory,
+  PaymentRepoMemory,
+  AuditRepoMemory,
+  FleetRepoMemory,
+  CourtRepoMemory,
+  GrantRepoMemory,
+  FiscalRepoMemory,
+  MailboxRepoMemory,
+  DeviceRepoMemory,
+  PulseRepoMemory,
+  SubscriptionRepoMemory,
+  UsageRepoMemory,
+  ForwardingRepoMemory,
+  ForwardingSignal.ForwardingSignal.layer,
   MemoryStore.transactor
-).pipe(Layer.provideMerge(DeliverySignal.DeliverySignal.layer), Layer.provideMerge(MemoryStore.layer))
+).pipe(Layer.provideMerge(DeliverySignal.DeliverySignal.layer), Layer.provideMerge(MemoryStore.layer))))
 
 /** Web Crypto implementations of the crypto services: they run on every runtime. */
 export const WebCryptoLive = Layer.mergeAll(

@@ -1,5 +1,8 @@
-import type { CursorKey } from "@opsplatform/core/shared/pagination"
+import { Effect, Option } from "effect"
+import { type CursorKey, type Page, type PageRequest, pageFromArray } from "@opsplatform/core/shared/pagination"
+import type { TenantSingleton } from "@opsplatform/core/shared/tables"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
+import type { MemoryStore } from "./MemoryStore.ts"
 
 /** A row of a memory table, stamped with its tenant like the SQL tables' columns. */
 export type Scoped<A> = A & { readonly organization_id: string; readonly environment: Tenant["environment"] }
@@ -9,3 +12,62 @@ export const inTenant = (tenant: Tenant) => (row: { organization_id: string; env
 
 /** The keyset of the one list order: created_at, then id. */
 export const keyOf = (row: { created_at: string; id: string }): CursorKey => ({ createdAt: row.created_at, id: row.id })
+
+/**
+ * The memory twin of core's `tenantTable`: one table of one tenant's rows,
+ * keyed by id. Every read and write takes the tenant; a row of another
+ * tenant is never returned, changed or removed.
+ */
+export interface MemoryTenantTable<A extends { readonly id: string }> {
+  readonly rows: Map<string, Scoped<A>>
+  readonly find: (tenant: Tenant, id: string) => Option.Option<A>
+  readonly filter: (tenant: Tenant, predicate?: (row: A) => boolean) => Array<A>
+  readonly page: (tenant: Tenant, predicate: (row: A) => boolean, page: PageRequest) => Page<A>
+  readonly insert: (tenant: Tenant, row: A) => void
+  /** Replaces the tenant's row with the same id; whether there was one. */
+  readonly update: (tenant: Tenant, row: A) => boolean
+  readonly remove: (tenant: Tenant, id: string) => boolean
+}
+
+export const memoryTenantTable = <A extends { readonly id: string; readonly created_at: string }>(
+  store: MemoryStore["Service"],
+  name: string
+): MemoryTenantTable<A> => {
+  const rows = store.table<Scoped<A>>(name)
+  const plain = ({ environment: _e, organization_id: _o, ...row }: Scoped<A>): A => row as unknown as A
+  const scoped = (tenant: Tenant, row: A): Scoped<A> => ({
+    ...row,
+    organization_id: tenant.organizationId,
+    environment: tenant.environment
+  })
+  const mine = (tenant: Tenant, id: string) => Option.filter(Option.fromNullishOr(rows.get(id)), inTenant(tenant))
+  const filter = (tenant: Tenant, predicate: (row: A) => boolean = () => true) =>
+    [...rows.values()].filter(inTenant(tenant)).map(plain).filter(predicate)
+  return {
+    rows,
+    find: (tenant, id) => Option.map(mine(tenant, id), plain),
+    filter,
+    page: (tenant, predicate, page) => pageFromArray(page, filter(tenant, predicate), keyOf),
+    insert: (tenant, row) => void rows.set(row.id, scoped(tenant, row)),
+    update: (tenant, row) => {
+      if (Option.isNone(mine(tenant, row.id))) return false
+      rows.set(row.id, scoped(tenant, row))
+      return true
+    },
+    remove: (tenant, id) => Option.isSome(mine(tenant, id)) && rows.delete(id)
+  }
+}
+
+/**
+ * The memory twin of core's `tenantSingleton`: at most one row per tenant,
+ * replaced whole. Rows are kept as JSON, as the database keeps them, so a
+ * caller's later mutation never reaches the store.
+ */
+export const memoryTenantSingleton = <A>(store: MemoryStore["Service"], name: string): TenantSingleton<A> => {
+  const rows = store.table<string>(name)
+  const key = (tenant: Tenant) => `${tenant.organizationId}/${tenant.environment}`
+  return {
+    find: (tenant) => Effect.sync(() => Option.map(Option.fromNullishOr(rows.get(key(tenant))), (json): A => JSON.parse(json))),
+    save: (tenant, row) => Effect.sync(() => void rows.set(key(tenant), JSON.stringify(row)))
+  }
+}

@@ -5,6 +5,14 @@ import deliveryRoutes from "./0002_delivery_routes.ts"
 import obligations from "./0003_obligations.ts"
 import webhooks from "./0004_webhooks.ts"
 import oauth from "./0005_oauth.ts"
+import invoices from "./0006_invoices.ts"
+import audit from "./0007_audit.ts"
+import fleetCourt from "./0008_fleet_court.ts"
+import grants from "./0010_grants.ts"
+import fiscal from "./0014_fiscal.ts"
+import mail from "./0011_mail.ts"
+import display from "./0012_display.ts"
+import metering from "./0009_metering.ts"
 
 /**
  * Every schema change, in order. The migrator applies only ids above the
@@ -19,5 +27,13 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_delivery_routes": deliveryRoutes,
   "0003_obligations": obligations,
   "0004_webhooks": webhooks,
-  "0005_oauth": oauth
+  "0005_oauth": oauth,
+  "0006_invoices": invoices,
+  "0007_audit": audit,
+  "0008_fleet_court": fleetCourt,
+  "0010_grants": grants,
+  "0014_fiscal": fiscal,
+  "0011_mail": mail,
+  "0012_display": display,
+  "0009_metering": metering
 }

@@ -1,0 +1,61 @@
+import { Context, Effect, Layer, type Option, Schema, Struct } from "effect"
+import { SqlClient } from "effect/sql"
+import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
+import type { Conflict } from "../shared/errors.ts"
+import type { Page, PageRequest } from "../shared/pagination.ts"
+import { uniqueAsConflict } from "../shared/sql.ts"
+import { tenantTable } from "../shared/tables.ts"
+import type { Tenant, TenantScoped } from "../shared/tenant.ts"
+import { Contact, type ContactFilter, FiscalStatus } from "./model.ts"
+
+export const contactConflicts = {
+  contacts_vat_number_unique: "Another contact already has this VAT number",
+  invoices_contact_id_fkey: "This contact has invoices; it cannot be deleted"
+}
+
+export const ContactRow = Contact.mapFields(Struct.assign({
+  fiscal_status: Schema.NullOr(Json(FiscalStatus)),
+  fiscal_checked_at: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}))
+
+/** Written only by the fiscal check (FiscalRepo), so an edit of the contact never overwrites a newer status. */
+const fiscalFields = ["fiscal_status", "fiscal_checked_at"] as const
+
+/**
+ * Storage port for contacts. The store guarantees one contact per VAT number
+ * (and country) in an organization environment, and refuses to delete a
+ * contact that invoices name. `update` leaves the fiscal status as stored.
+ */
+export class ContactRepo extends Context.Service<ContactRepo, TenantScoped<{
+  readonly insert: (tenant: Tenant, contact: Contact) => Effect.Effect<void, Conflict>
+  readonly update: (tenant: Tenant, contact: Contact) => Effect.Effect<void, Conflict>
+  readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<Contact>>
+  readonly list: (tenant: Tenant, filter: ContactFilter, page: PageRequest) => Effect.Effect<Page<Contact>>
+  readonly remove: (tenant: Tenant, id: string) => Effect.Effect<boolean, Conflict>
+}>>()("@opsplatform/core/contacts/ContactRepo") {
+  static readonly layerSql: Layer.Layer<ContactRepo, never, SqlClient.SqlClient> = Layer.effect(
+    ContactRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const conflicts = uniqueAsConflict(contactConflicts)
+      const contacts = tenantTable(sql, { name: "contacts", row: ContactRow, fixed: fiscalFields })
+      return ContactRepo.of({
+        insert: (tenant, c) => conflicts(contacts.insert(tenant, c)),
+        update: (tenant, c) => conflicts(contacts.update(tenant, c)).pipe(Effect.asVoid),
+        find: (tenant, id) => contacts.findById(tenant, id),
+        list: (tenant, f, page) =>
+          contacts.page(tenant, [
+            f.kind === undefined ? sql`TRUE` : sql`kind = ${f.kind}`,
+            f.vat_number === undefined ? sql`TRUE` : sql`vat_number = ${f.vat_number}`,
+            f.q === undefined ? sql`TRUE` : sql`strpos(lower(name), lower(${f.q})) > 0`
+          ], page),
+        remove: (tenant, id) =>
+          conflicts(sql`DELETE FROM contacts WHERE ${contacts.where(tenant, [sql`id = ${id}`])} RETURNING id`).pipe(
+            Effect.map((rows) => rows.length > 0)
+          )
+      })
+    })
+  )
+}

@@ -1,0 +1,31 @@
+import { Context } from "effect"
+import type { RetryPolicy } from "./rules.ts"
+
+export interface ForwardingSettings {
+  /**
+   * How long a claimed stream (one customer and meter) stays a forwarder's
+   * without news; renewed before every call, so it runs out only when its
+   * forwarder stopped. Longer than a call can take.
+   */
+  readonly leaseMs: number
+  /** Streams claimed per query, and so streams one forwarder serves at once. */
+  readonly streams: number
+  /** Records of one stream sent, one after another, under one claim. */
+  readonly perStream: number
+  /** How often an idle forwarder looks for due records when nothing wakes it. */
+  readonly pollIntervalMs: number
+  readonly retry: RetryPolicy
+}
+
+export const defaultForwardingSettings: ForwardingSettings = {
+  leaseMs: 60_000,
+  streams: 50,
+  perStream: 20,
+  pollIntervalMs: 1_000,
+  retry: { baseMs: 1_000, maxMs: 10 * 60_000 }
+}
+
+/** Forwarding settings; hosts override them from their configuration, tests shorten them. */
+export const ForwardingSettings = Context.Reference<ForwardingSettings>("@opsplatform/core/metering/ForwardingSettings", {
+  defaultValue: () => defaultForwardingSettings
+})

@@ -1,0 +1,26 @@
+import { Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { characterCount, Instant, NonBlankString, Text } from "../../src/shared/schemas.ts"
+
+describe("string limits count characters, not UTF-16 units", () => {
+  it("200 emoji fit a 255-character limit; 256 characters do not", () => {
+    const emoji = "🚚".repeat(200)
+    expect(emoji.length).toBe(400)
+    expect(characterCount(emoji)).toBe(200)
+    expect(Schema.is(NonBlankString(255))(emoji)).toBe(true)
+    expect(Schema.is(Text(255))("ă".repeat(255))).toBe(true)
+    expect(Schema.is(Text(255))("ă".repeat(256))).toBe(false)
+    expect(Schema.is(Text(3))("👍🏽a")).toBe(true) // a thumb and its skin tone are two code points
+  })
+})
+
+describe("instants a caller sends", () => {
+  it("need a date, a time and an offset, within years 1 to 9999", () => {
+    for (const ok of ["2026-03-02T07:00:00+02:00", "2026-03-02T07:00:00Z", "2026-03-02T07:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00Z"]) {
+      expect(Schema.is(Instant)(ok)).toBe(true)
+    }
+    for (const bad of ["2026-03-02", "2026-03-02T07:00:00", "2026-02-30T00:00:00Z", "+275760-09-13T00:00:00.000Z", "10000-01-01T00:00:00Z", "0000-12-31T00:00:00Z", "2026-03-02T24:00:00Z", "2026-03-02T07:00:00+25:00"]) {
+      expect(Schema.is(Instant)(bad)).toBe(false)
+    }
+  })
+})

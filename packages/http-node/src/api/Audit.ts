@@ -1,0 +1,25 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { AuditModel, Schemas } from "@opsplatform/core"
+import { ListEnvelope, pageQuery } from "./envelope.ts"
+import { scope } from "./security.ts"
+
+export class AuditApi extends HttpApiGroup.make("audit")
+  .add(
+    HttpApiEndpoint.get("list", "/audit-events", {
+      query: {
+        ...pageQuery,
+        action: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schemas.isMaxChars(100))),
+        device_id: Schema.optionalKey(Schemas.Uuid),
+        from: Schema.optionalKey(Schemas.Instant.annotate({ description: "created_at on or after" })),
+        to: Schema.optionalKey(Schemas.Instant.annotate({ description: "created_at before" }))
+      },
+      success: ListEnvelope(AuditModel.AuditEvent)
+    }).pipe(scope("audit:read"))
+  )
+  .annotateMerge(OpenApi.annotations({
+    title: "Audit",
+    description: "The organization environment's audit log, newest first: who did what, to which resource, how it " +
+      "ended, with the request id. It never holds a token, a secret or a PIN."
+  }))
+{}

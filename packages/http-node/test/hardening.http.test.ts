@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Fixture } from "@opsplatform/testing"
+import { testDatabases } from "./support/databases.ts"
+import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
+
+const base64Url = (text: string) => Buffer.from(text).toString("base64url")
+
+/** A cursor as this API writes them, with fields the caller chose. */
+const forgedCursor = (fields: Record<string, unknown>) =>
+  base64Url(JSON.stringify({ t: "2026-01-01T00:00:00.000Z", i: "00000000-0000-4000-8000-000000000001", p: 2, ...fields }))
+
+for (const db of testDatabases()) {
+  describe(`input that once reached a 500 or slipped through (${db.name})`, () => {
+    let server: TestServer
+    let f: Fixture
+
+    beforeAll(async () => {
+      server = await startTestServer(db.choice())
+      f = await seedFixture(server)
+    })
+    afterAll(() => server.close())
+
+    const expectRefusal = (res: Awaited<ReturnType<typeof call>>, status: number, code: string) => {
+      expect([res.status, res.json?.error?.code]).toEqual([status, code])
+      expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{24}$/)
+      expect(res.json.error.requestId).toBe(res.headers.get("x-request-id"))
+    }
+
+    it("a tampered cursor (a year beyond 9999, a timestamp in another form) is 400 on every cursor-paged list", async () => {
+      for (const t of ["+275760-09-13T00:00:00.000Z", "10000-01-01T00:00:00.000Z", "2026-01-01", "2026-01-01T00:00:00Z"]) {
+        for (const path of ["/v1/locations", "/v1/invoices", "/v1/delivery-routes", "/v1/contract-obligations"]) {
+          const res = await call(server, "GET", `${path}?cursor=${forgedCursor({ t })}`, { token: f.tokens.api })
+          expectRefusal(res, 400, "validation_failed")
+          expect(res.json.error.details).toEqual([{ field: "cursor", issue: "is not a cursor this API issued" }])
+        }
+      }
+    })
+
+    it("a cursor of one list is refused by the same list with other filters", async () => {
+      for (const name of ["A", "B", "C"]) {
+        await call(server, "POST", "/v1/locations", { token: f.tokens.api, body: { name, vertical_type: "retail" } })
+      }
+      const first = await call(server, "GET", "/v1/locations?vertical_type=retail&perPage=1", { token: f.tokens.api })
+      const cursor = first.json.meta.nextCursor
+      expect(cursor).toEqual(expect.any(String))
+      const same = await call(server, "GET", `/v1/locations?vertical_type=retail&perPage=1&cursor=${cursor}`, { token: f.tokens.api })
+      expect([same.status, same.json.meta.page]).toEqual([200, 2])
+      const other = await call(server, "GET", `/v1/locations?vertical_type=office&perPage=1&cursor=${cursor}`, { token: f.tokens.api })
+      expectRefusal(other, 400, "validation_failed")
+      expect(other.json.error.details[0].field).toBe("cursor")
+    })
+
+    it("a lone UTF-16 surrogate in any JSON string is 400 naming the field, where it used to reach the database", async () => {
+      const lone = await call(server, "PUT", "/v1/sender-address", {
+        token: f.tokens.api,
+        rawBody: '{"name":"a\\ud800b","line1":"x","city":"y","country":"RO"}'
+      })
+      expectRefusal(lone, 400, "validation_failed")
+      expect(lone.json.error.details).toEqual([{ field: "name", issue: "must not contain a lone UTF-16 surrogate (half of a surrogate pair)" }])
+      const nested = await call(server, "PUT", "/v1/courier-rate-card", {
+        token: f.tokens.api,
+        rawBody: '{"currency":"RON","couriers":[{"name":"\\udc00x","bands":[]}]}'
+      })
+      expect(nested.json.error.details[0].field).toBe("couriers.0.name")
+      // A whole pair is an ordinary character and is kept.
+      const pair = await call(server, "POST", "/v1/locations", { token: f.tokens.api, rawBody: '{"name":"Depot \\ud83d\\ude9a"}' })
+      expect([pair.status, pair.json.data.name]).toEqual([201, "Depot 🚚"])
+    })
+
+    it("an early refusal (a NUL in the body) carries X-Request-Id like every other answer", async () => {
+      const res = await call(server, "POST", "/v1/locations", { token: f.tokens.api, rawBody: '{"name":"a\\u0000"}' })
+      expectRefusal(res, 400, "validation_failed")
+    })
+
+    it("a wrong method on a path the API serves is 405 with Allow", async () => {
+      const res = await call(server, "PUT", "/v1/locations", { token: f.tokens.api, body: {} })
+      expectRefusal(res, 405, "method_not_allowed")
+      expect(res.headers.get("allow")).toBe("GET, HEAD, POST")
+      const item = await call(server, "POST", "/v1/locations/00000000-0000-4000-8000-000000000001", { token: f.tokens.api, body: {} })
+      expect(item.headers.get("allow")).toBe("GET, HEAD, PATCH, DELETE")
+      const nowhere = await call(server, "GET", "/v1/nowhere", { token: f.tokens.api })
+      expectRefusal(nowhere, 404, "not_found")
+    })
+
+    it("query parameters on an operation that defines none are refused, like unknown fields elsewhere", async () => {
+      const res = await call(server, "GET", "/v1/organization?foo=1&bar=2", { token: f.tokens.api })
+      expectRefusal(res, 400, "validation_failed")
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(["foo", "bar"])
+      expect((await call(server, "GET", "/v1/organization", { token: f.tokens.api })).status).toBe(200)
+    })
+
+    it("a body without Content-Type is 415, as one of another type is", async () => {
+      const none = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"x"}',
+        headers: { "content-type": "" }
+      })
+      expectRefusal(none, 415, "unsupported_media_type")
+      const plain = await call(server, "POST", "/v1/locations", {
+        token: f.tokens.api,
+        rawBody: '{"name":"x"}',
+        headers: { "content-type": "text/plain" }
+      })
+      expect(plain.status).toBe(415)
+      // A POST without a body needs no media type.
+      const contact = await call(server, "POST", "/v1/contacts", { token: f.tokens.api, body: { name: "C", kind: "customer" } })
+      const invoice = await call(server, "POST", "/v1/invoices", {
+        token: f.tokens.api,
+        body: { contact_id: contact.json.data.id, currency: "RON", lines: [{ description: "x", quantity: "1", unit_price: "1", vat_rate: 0 }] }
+      })
+      await call(server, "POST", `/v1/invoices/${invoice.json.data.id}/issue`, { token: f.tokens.api, body: { series: "H" } })
+      const voided = await call(server, "POST", `/v1/invoices/${invoice.json.data.id}/void`, { token: f.tokens.api })
+      expect(voided.status).toBe(200)
+    })
+  })
+}

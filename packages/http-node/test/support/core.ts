@@ -1,0 +1,34 @@
+import { ConfigProvider, type Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { coreLive, type CoreLive } from "../../src/server/app.ts"
+import type { DatabaseChoice } from "../../src/server/database.ts"
+
+/**
+ * Core on its own connection pool in this process, as another host would run
+ * it (no HTTP server); `env` overrides the configuration it reads from the
+ * environment. Closed with `close`.
+ */
+export const openCore = async (choice: DatabaseChoice, env?: Record<string, string>) => {
+  const scope = Effect.runSync(Scope.make())
+  const context: Context.Context<CoreLive> = await Effect.runPromise(Layer.buildWithScope(
+    coreLive(choice).pipe(
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      Layer.provide(
+        env === undefined
+          ? Layer.empty
+          : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...env } as Record<string, string> }))
+      )
+    ),
+    scope
+  ))
+  return {
+    context,
+    run: <A, E>(effect: Effect.Effect<A, E, CoreLive>) => Effect.runPromise(Effect.provideContext(effect, context)),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/**
+ * Core on the PostgreSQL of DATABASE_URL in the test's own process, beside the
+ * processes a test spawns: to seed their data and read what they wrote.
+ */
+export const startPostgresCore = () => openCore({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 })

@@ -1,0 +1,24 @@
+import { Effect, Layer } from "effect"
+import { AuditRepo } from "@opsplatform/core/audit/AuditRepo"
+import type { AuditEvent } from "@opsplatform/core/audit/model"
+import { MemoryStore } from "./MemoryStore.ts"
+import { memoryTenantTable } from "./rows.ts"
+
+export const AuditRepoMemory: Layer.Layer<AuditRepo, never, MemoryStore> = Layer.effect(
+  AuditRepo,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const events = memoryTenantTable<AuditEvent>(store, "audit_events")
+    return AuditRepo.of({
+      append: (tenant, event) => Effect.sync(() => events.insert(tenant, event)),
+      list: (tenant, f, page) =>
+        Effect.sync(() =>
+          events.page(tenant, (e) =>
+            (f.action === undefined || e.action === f.action) &&
+            (f.device_id === undefined || e.device_id === f.device_id) &&
+            (f.from === undefined || Date.parse(e.created_at) >= Date.parse(f.from)) &&
+            (f.to === undefined || Date.parse(e.created_at) < Date.parse(f.to)), page)
+        )
+    })
+  })
+)

@@ -1,0 +1,32 @@
+import { Effect, Layer } from "effect"
+import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
+import type { Expense } from "@opsplatform/core/expenses/model"
+import { MemoryStore } from "./MemoryStore.ts"
+import { memoryTenantTable } from "./rows.ts"
+
+export const ExpenseRepoMemory: Layer.Layer<ExpenseRepo, never, MemoryStore> = Layer.effect(
+  ExpenseRepo,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const expenses = memoryTenantTable<Expense>(store, "expenses")
+    return ExpenseRepo.of({
+      insert: (tenant, e) => Effect.sync(() => expenses.insert(tenant, e)),
+      update: (tenant, e) => Effect.sync(() => void expenses.update(tenant, e)),
+      find: (tenant, id) => Effect.sync(() => expenses.find(tenant, id)),
+      list: (tenant, f, page) =>
+        Effect.sync(() =>
+          expenses.page(
+            tenant,
+            (e) =>
+              (f.status === undefined || e.status === f.status) &&
+              (f.category === undefined || e.category === f.category) &&
+              (f.currency === undefined || e.currency === f.currency) &&
+              (f.location_id === undefined || e.location_id === f.location_id) &&
+              (f.date_from === undefined || e.expense_date >= f.date_from) &&
+              (f.date_to === undefined || e.expense_date <= f.date_to),
+            page
+          )
+        )
+    })
+  })
+)

@@ -1,0 +1,44 @@
+import { Effect, Layer } from "effect"
+import { fleetConflicts, FleetRepo } from "@opsplatform/core/fleet/FleetRepo"
+import type { FleetVehicle } from "@opsplatform/core/fleet/model"
+import { Conflict } from "@opsplatform/core/shared/errors"
+import type { Tenant } from "@opsplatform/core/shared/tenant"
+import { MemoryStore } from "./MemoryStore.ts"
+import { memoryTenantTable } from "./rows.ts"
+
+/** The in-memory twin of `FleetRepo.layerSql`. */
+export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer.effect(
+  FleetRepo,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const vehicles = memoryTenantTable<FleetVehicle>(store, "fleet_vehicles")
+    // The unique index of the SQL schema: one vehicle per plate in a tenant.
+    const check = (tenant: Tenant, v: FleetVehicle) =>
+      vehicles.filter(tenant, (o) => o.id !== v.id && o.plate === v.plate).length > 0
+        ? Effect.fail(new Conflict({ reason: fleetConflicts.fleet_vehicles_plate_unique }))
+        : Effect.void
+    return FleetRepo.of({
+      insert: (tenant, v) => Effect.andThen(check(tenant, v), Effect.sync(() => vehicles.insert(tenant, v))),
+      update: (tenant, v) =>
+        Effect.andThen(
+          check(tenant, v),
+          Effect.sync(() => {
+            for (const current of vehicles.filter(tenant, (o) => o.id === v.id)) {
+              vehicles.update(tenant, { ...v, created_at: current.created_at })
+            }
+          })
+        ),
+      // Memory transactions run one at a time, so reading is already exclusive.
+      find: (tenant, id) => Effect.sync(() => vehicles.find(tenant, id)),
+      list: (tenant, f, page) =>
+        Effect.sync(() =>
+          vehicles.page(
+            tenant,
+            (v) => (f.active === undefined || v.active === f.active) && (f.fuel_type === undefined || v.fuel_type === f.fuel_type),
+            page
+          )
+        ),
+      remove: (tenant, id) => Effect.sync(() => vehicles.remove(tenant, id))
+    })
+  })
+)

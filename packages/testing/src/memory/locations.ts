@@ -1,0 +1,55 @@
+import { Effect, Layer } from "effect"
+import type { Expense } from "@opsplatform/core/expenses/model"
+import { locationConflicts, LocationRepo } from "@opsplatform/core/locations/LocationRepo"
+import type { Location } from "@opsplatform/core/locations/model"
+import { Conflict } from "@opsplatform/core/shared/errors"
+import type { Tenant } from "@opsplatform/core/shared/tenant"
+import { MemoryStore } from "./MemoryStore.ts"
+import { memoryTenantTable } from "./rows.ts"
+
+export const LocationRepoMemory: Layer.Layer<LocationRepo, never, MemoryStore> = Layer.effect(
+  LocationRepo,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const locations = memoryTenantTable<Location>(store, "locations")
+    const expenses = memoryTenantTable<Expense>(store, "expenses")
+    // The same guarantees as the unique indexes of the SQL schema.
+    const check = (tenant: Tenant, l: Location) => {
+      for (const other of locations.filter(tenant, (o) => o.id !== l.id)) {
+        if (l.is_primary && other.is_primary) return Effect.fail(new Conflict({ reason: locationConflicts.locations_one_primary }))
+        if (l.code !== null && other.code !== null && l.code.toLowerCase() === other.code.toLowerCase()) {
+          return Effect.fail(new Conflict({ reason: locationConflicts.locations_code_unique }))
+        }
+      }
+      return Effect.void
+    }
+    return LocationRepo.of({
+      insert: (tenant, l) => Effect.andThen(check(tenant, l), Effect.sync(() => locations.insert(tenant, l))),
+      update: (tenant, l) => Effect.andThen(check(tenant, l), Effect.sync(() => void locations.update(tenant, l))),
+      find: (tenant, id) => Effect.sync(() => locations.find(tenant, id)),
+      list: (tenant, filter, page) =>
+        Effect.sync(() =>
+          locations.page(
+            tenant,
+            (l) =>
+              (filter.vertical_type === undefined || l.vertical_type === filter.vertical_type) &&
+              (filter.is_primary === undefined || l.is_primary === filter.is_primary),
+            page
+          )
+        ),
+      remove: (tenant, id) =>
+        Effect.sync(() => {
+          if (!locations.remove(tenant, id)) return false
+          // ON DELETE SET NULL, as the expenses' foreign key.
+          for (const e of expenses.filter(tenant, (e) => e.location_id === id)) expenses.update(tenant, { ...e, location_id: null })
+          return true
+        }),
+      clearPrimary: (tenant, exceptId, at) =>
+        Effect.sync(() => {
+          for (const l of locations.filter(tenant, (l) => l.is_primary && l.id !== exceptId)) {
+            locations.update(tenant, { ...l, is_primary: false, updated_at: at })
+          }
+        })
+    })
+  })
+)
