@@ -21,6 +21,12 @@ export interface PageRequest {
   readonly page: number
   readonly perPage: number
   readonly after: CursorKey | undefined
+  /**
+   * The list's total as the walk's first page counted it, carried by the
+   * cursor so that later pages count nothing (decided: docs/decisions.md,
+   * "What meta.total costs").
+   */
+  readonly total?: CountedTotal | undefined
   /** Which list the page belongs to (its filters); a cursor carries it and is refused by any other list. */
   readonly scope?: string | undefined
 }
@@ -31,6 +37,21 @@ export interface PageMeta {
   readonly total: number
   readonly totalPages: number
   readonly nextCursor: string | null
+  /** Present, and true, when `total` is the database's estimate rather than a count (lists above `EXACT_TOTAL_LIMIT`). */
+  readonly totalEstimated?: true
+}
+
+/**
+ * Up to this many rows a list's `meta.total` is counted exactly; beyond it the
+ * count would cost more than the page (a scan of every matching row), so the
+ * total is the query planner's estimate and `meta.totalEstimated` says so.
+ */
+export const EXACT_TOTAL_LIMIT = 10_000
+
+/** A list's total: counted, or estimated above `EXACT_TOTAL_LIMIT`. */
+export interface CountedTotal {
+  readonly total: number
+  readonly estimated: boolean
 }
 
 export interface Page<A> {
@@ -43,14 +64,19 @@ export const PageMetaSchema = Schema.Struct({
   perPage: Schema.Int,
   total: Schema.Int,
   totalPages: Schema.Int,
-  nextCursor: Schema.NullOr(Schema.String)
+  nextCursor: Schema.NullOr(Schema.String),
+  totalEstimated: Schema.optionalKey(Schema.Literal(true)).annotate({
+    description: "Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate"
+  })
 })
 
 const CursorPayload = Schema.Struct({
   t: Schema.String,
   i: Schema.String,
   p: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
-  s: Schema.optionalKey(Schema.String)
+  s: Schema.optionalKey(Schema.String),
+  n: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  e: Schema.optionalKey(Schema.Literal(1))
 })
 
 /**
@@ -73,20 +99,31 @@ export const listScope = (filter: Readonly<Record<string, unknown>>): string => 
 const decodeCursorPayload = Schema.decodeUnknownOption(Schema.fromJsonString(CursorPayload))
 
 /** The cursor is opaque to clients: base64url of the key and the ordinal of the page it opens. */
-export const encodeCursor = (key: CursorKey, page: number, scope?: string): string =>
-  encodeBase64Url(new TextEncoder().encode(JSON.stringify({ t: key.createdAt, i: key.id, p: page, ...(scope === undefined ? {} : { s: scope }) })))
+export const encodeCursor = (key: CursorKey, page: number, scope?: string, total?: CountedTotal): string =>
+  encodeBase64Url(new TextEncoder().encode(JSON.stringify({
+    t: key.createdAt,
+    i: key.id,
+    p: page,
+    ...(scope === undefined ? {} : { s: scope }),
+    ...(total === undefined ? {} : { n: total.total, ...(total.estimated ? { e: 1 } : {}) })
+  })))
 
 export const decodeCursor = (
   cursor: string
-): { readonly key: CursorKey; readonly page: number; readonly scope: string | undefined } | undefined => {
+): {
+  readonly key: CursorKey
+  readonly page: number
+  readonly scope: string | undefined
+  readonly total: CountedTotal | undefined
+} | undefined => {
   const json = decodeBase64UrlText(cursor)
   if (json === undefined) return undefined
   const decoded = decodeCursorPayload(json)
   if (decoded._tag === "None") return undefined
-  const { i, p, s, t } = decoded.value
+  const { e, i, n, p, s, t } = decoded.value
   // A cursor names an instant as this API writes them (years 0000 to 9999, UTC): anything else was not issued here.
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t) || Number.isNaN(Date.parse(t)) || !isUuid(i)) return undefined
-  return { key: { createdAt: t, id: i }, page: p, scope: s }
+  return { key: { createdAt: t, id: i }, page: p, scope: s, total: n === undefined ? undefined : { total: n, estimated: e === 1 } }
 }
 
 /**
@@ -108,6 +145,7 @@ export const pageRequest = (input: {
     details.push({ field: "page", issue: "must be an integer of at least 1" })
   }
   let after: CursorKey | undefined
+  let total: CountedTotal | undefined
   let page = input.page ?? 1
   if (input.cursor !== undefined) {
     if (input.page !== undefined) {
@@ -121,11 +159,12 @@ export const pageRequest = (input: {
     } else {
       after = decoded.key
       page = decoded.page
+      total = decoded.total
     }
   }
   return details.length > 0
     ? Effect.fail(new ValidationFailed({ details }))
-    : Effect.succeed({ page, perPage, after, ...(scope === undefined ? {} : { scope }) })
+    : Effect.succeed({ page, perPage, after, ...(total === undefined ? {} : { total }), ...(scope === undefined ? {} : { scope }) })
 }
 
 /** Newest first: created_at descending, then id descending. */
@@ -144,12 +183,13 @@ export const compareNewestFirst = (a: CursorKey, b: CursorKey): number => {
 export const assemblePage = <A>(
   request: PageRequest,
   rows: ReadonlyArray<A>,
-  total: number,
+  counted: number | CountedTotal,
   keyOf: (a: A) => CursorKey
 ): Page<A> => {
   const hasMore = rows.length > request.perPage
   const items = hasMore ? rows.slice(0, request.perPage) : rows
   const last = items[items.length - 1]
+  const { estimated, total } = typeof counted === "number" ? { total: counted, estimated: false } : counted
   return {
     items,
     meta: {
@@ -157,7 +197,10 @@ export const assemblePage = <A>(
       perPage: request.perPage,
       total,
       totalPages: Math.ceil(total / request.perPage),
-      nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last), request.page + 1, request.scope) : null
+      nextCursor: hasMore && last !== undefined
+        ? encodeCursor(keyOf(last), request.page + 1, request.scope, { total, estimated })
+        : null,
+      ...(estimated ? { totalEstimated: true as const } : {})
     }
   }
 }
@@ -174,5 +217,5 @@ export const pageFromArray = <A>(
     ? (request.page - 1) * request.perPage
     : sorted.findIndex((a) => compareNewestFirst(after, keyOf(a)) < 0)
   const window = start < 0 ? [] : sorted.slice(start, start + request.perPage + 1)
-  return assemblePage(request, window, sorted.length, keyOf)
+  return assemblePage(request, window, request.total ?? sorted.length, keyOf)
 }

@@ -1,6 +1,6 @@
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import type { SqlClient, SqlError, Statement } from "effect/sql"
-import { assemblePage, type Page, type PageRequest } from "./pagination.ts"
+import { assemblePage, type CountedTotal, EXACT_TOTAL_LIMIT, type Page, type PageRequest } from "./pagination.ts"
 import { orDie } from "./sql.ts"
 import type { Tenant } from "./tenant.ts"
 
@@ -226,10 +226,17 @@ export const tenantSingleton = <A>(
 }
 
 /**
- * The one SQL list query: a count and a window of `perPage + 1` rows, newest
- * first by (created_at, id); ids of listed tables are UUIDs. With a cursor the
- * window starts strictly after the cursor's key (keyset, fast at any depth);
- * otherwise at the page's offset. Every list endpoint goes through here.
+ * The one SQL list query: a window of `perPage + 1` rows, newest first by
+ * (created_at, id), and the list's total; ids of listed tables are UUIDs.
+ * With a cursor the window starts strictly after the cursor's key (keyset,
+ * fast at any depth); otherwise at the page's offset, which is walked over
+ * the ids alone (the tenant index covers them) before the page's rows and
+ * their derived columns are read. Every list endpoint goes through here.
+ *
+ * The total (decided: docs/decisions.md, "What meta.total costs") is counted
+ * once per walk: a cursor carries the count its first page made. The count
+ * stops at `EXACT_TOTAL_LIMIT`; a longer list reports the planner's estimate
+ * of its rows, flagged `totalEstimated`.
  */
 export const keysetPage = <A extends RowKeys>(
   sql: SqlClient.SqlClient,
@@ -243,16 +250,39 @@ export const keysetPage = <A extends RowKeys>(
 ): Effect.Effect<Page<A>> => {
   const { page, select, table: name, where } = options
   const after = page.after
-  const window = after === undefined
-    ? sql`SELECT ${select} FROM ${name} WHERE ${where}
+  const ids = after === undefined
+    ? sql`SELECT id FROM ${name} WHERE ${where}
         ORDER BY created_at DESC, id DESC LIMIT ${page.perPage + 1} OFFSET ${(page.page - 1) * page.perPage}`
-    : sql`SELECT ${select} FROM ${name} WHERE ${where}
+    : sql`SELECT id FROM ${name} WHERE ${where}
         AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)
         ORDER BY created_at DESC, id DESC LIMIT ${page.perPage + 1}`
-  const count = orDie(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM ${name} WHERE ${where}`)
-  return Effect.all([count, options.all(window)], { concurrency: 1 }).pipe(
-    Effect.map(([countRows, rows]) =>
-      assemblePage(page, rows, countRows[0]?.n ?? 0, (row) => ({ createdAt: row.created_at, id: row.id }))
-    )
+  const window = sql`SELECT ${select} FROM ${name} WHERE id IN (${ids}) ORDER BY created_at DESC, id DESC`
+  const total = page.total === undefined ? countList(sql, name, where) : Effect.succeed(page.total)
+  return Effect.all([total, options.all(window)], { concurrency: 1 }).pipe(
+    Effect.map(([counted, rows]) => assemblePage(page, rows, counted, (row) => ({ createdAt: row.created_at, id: row.id })))
   )
+}
+
+/** Counts a list's rows up to `EXACT_TOTAL_LIMIT`; above it, asks the planner. */
+const countList = (
+  sql: SqlClient.SqlClient,
+  name: Statement.Identifier,
+  where: Statement.Fragment
+): Effect.Effect<CountedTotal> =>
+  orDie(sql<{ readonly n: number }>`SELECT count(*)::int AS n
+    FROM (SELECT 1 FROM ${name} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS capped`).pipe(
+    Effect.flatMap((rows): Effect.Effect<CountedTotal> => {
+      const n = rows[0]?.n ?? 0
+      if (n <= EXACT_TOTAL_LIMIT) return Effect.succeed({ total: n, estimated: false })
+      return orDie(sql<{ readonly "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${name} WHERE ${where}`).pipe(
+        Effect.map((plan) => ({ total: Math.max(EXACT_TOTAL_LIMIT + 1, plannedRows(plan[0]?.["QUERY PLAN"])), estimated: true }))
+      )
+    })
+  )
+
+/** The row estimate at the top of an `EXPLAIN (FORMAT JSON)` plan (0 when unreadable). */
+const plannedRows = (plan: unknown): number => {
+  const parsed = typeof plan === "string" ? JSON.parse(plan) : plan
+  const rows = Array.isArray(parsed) ? parsed[0]?.Plan?.["Plan Rows"] : undefined
+  return typeof rows === "number" && Number.isFinite(rows) ? Math.round(rows) : 0
 }
