@@ -8,7 +8,7 @@ import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
  * DATABASE_URL is set, otherwise an in-memory PGlite. `env` overrides the
  * configuration the server reads from the environment.
  */
-export const startBenchServer = async (env?: Record<string, string>) => {
+export const startBenchServer = async (env?: Record<string, string>, extra: Layer.Layer<never> = Layer.empty) => {
   const database = process.env.DATABASE_URL
     ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 10 }
     : { _tag: "EmbeddedMemory" as const }
@@ -17,6 +17,7 @@ export const startBenchServer = async (env?: Record<string, string>) => {
     Layer.buildWithScope(
       serverLayer({ port: 0, host: "127.0.0.1", database, background: false }).pipe(
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+        Layer.provide(extra),
         Layer.provide(
           env === undefined
             ? Layer.empty

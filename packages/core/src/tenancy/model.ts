@@ -7,13 +7,19 @@ export type OrganizationId = typeof OrganizationId.Type
 export const UserId = Uuid.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
+/** Zones already found valid: building a formatter to check one costs more than the rest of a row's decoding. */
+const validZones = new Set<string>()
+
 export const isValidTimeZone = (zone: string): boolean => {
+  if (validZones.has(zone)) return true
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone })
-    return true
   } catch {
     return false
   }
+  // IANA names a few hundred zones; Intl also takes other spellings of them, so the memory is capped.
+  if (validZones.size < 1000) validZones.add(zone)
+  return true
 }
 
 export const OrganizationName = NonBlankString(200)

@@ -35,8 +35,25 @@ export type DatabaseChoice =
 /** The one place that decides storage: `DATABASE_URL` means PostgreSQL, otherwise PGlite in the data directory. */
 export const databaseChoiceFromEnv = (env: NodeJS.ProcessEnv = process.env): DatabaseChoice =>
   env.DATABASE_URL
-    ? { _tag: "Postgres", url: env.DATABASE_URL }
+    ? { _tag: "Postgres", url: env.DATABASE_URL, maxConnections: poolSize(env.DATABASE_POOL_SIZE) }
     : { _tag: "Embedded", dataDir: path.resolve(env.OPSPLATFORM_DATA_DIR ?? "./.data") }
+
+/** The default connections per process: 4 servers and 2 workers stay at 60, under PostgreSQL's default of 100. */
+export const DEFAULT_POOL_SIZE = 10
+
+/**
+ * `DATABASE_POOL_SIZE`: at most this many PostgreSQL connections per process
+ * (the listener a worker holds is one of them). Anything but an integer from 1
+ * to 1000 stops the process with the reason, rather than guessing.
+ */
+export const poolSize = (value: string | undefined): number => {
+  if (value === undefined || value === "") return DEFAULT_POOL_SIZE
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new Error(`DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "${value}")`)
+  }
+  return n
+}
 
 /**
  * PGlite is one PostgreSQL session; the socket server exposes it on loopback so
@@ -114,8 +131,11 @@ export const layerSql = (choice: DatabaseChoice): Layer.Layer<SqlClient.SqlClien
     case "Postgres":
       return PgClient.layer({
         url: Redacted.make(choice.url),
-        maxConnections: choice.maxConnections ?? 10,
-        applicationName: "opsplatform"
+        maxConnections: choice.maxConnections ?? DEFAULT_POOL_SIZE,
+        applicationName: "opsplatform",
+        // Every statement here is a short indexed read or write; JIT compiling one costs more than it saves
+        // (decided: docs/decisions.md, "Lists at a million rows").
+        startupParameters: { jit: "off" }
       })
     case "Embedded":
     case "EmbeddedFromDump":

@@ -13,6 +13,7 @@ import fiscal from "./0014_fiscal.ts"
 import mail from "./0011_mail.ts"
 import display from "./0012_display.ts"
 import metering from "./0009_metering.ts"
+import listIndexes from "./0015_list_indexes.ts"
 
 /**
  * Every schema change, in order. The migrator applies only ids above the
@@ -35,5 +36,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_fiscal": fiscal,
   "0011_mail": mail,
   "0012_display": display,
-  "0009_metering": metering
+  "0009_metering": metering,
+  "0015_list_indexes": listIndexes
 }
