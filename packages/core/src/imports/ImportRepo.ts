@@ -47,6 +47,7 @@ export const ImportJobRow = ImportJob.mapFields(Struct.assign({
   applied_at: NullableTimestamp,
   reverted_at: NullableTimestamp,
   created_at: Timestamp,
+  updated_at: Timestamp,
   finished_at: NullableTimestamp
 }))
 

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Stream } from "effect"
 import { event, freshEventId } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { Conflict, InvalidTransition, type NotFound, ValidationFailed } from "../shared/errors.ts"
@@ -20,6 +20,7 @@ import {
   type ImportSample,
   type ImportSource,
   MAX_IMPORT_ROWS,
+  PARSE_LEASE_MS,
   SAMPLE_SIZE
 } from "./model.ts"
 import { entitySpecs, type FieldValue, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
@@ -109,8 +110,35 @@ export class Imports extends Context.Service<Imports, {
       const tx = yield* Transactor
       const outbox = yield* Outbox
       const eventId = Effect.map(ids.uuid, freshEventId)
-      const get = (tenant: Tenant, id: string) => findOr404("import job", id, (id) => repo.findJob(tenant, id))
+      const find = (tenant: Tenant, id: string) => findOr404("import job", id, (id) => repo.findJob(tenant, id))
+      const get = (tenant: Tenant, id: string) => Effect.flatMap(find(tenant, id), (job) => settle(tenant, job))
       const noProgress: OnProgress = () => Effect.void
+
+      /** Stores the job with `updated_at` now: the heartbeat a parse keeps up (see `settle`). */
+      const save = (tenant: Tenant, job: ImportJob) =>
+        Effect.gen(function*() {
+          const saved: ImportJob = { ...job, updated_at: yield* nowIso }
+          yield* repo.updateJob(tenant, saved)
+          return saved
+        })
+
+      /**
+       * A job still `parsing` with no progress for PARSE_LEASE_MS lost the
+       * process reading its file (killed, crashed, restarted): it is marked
+       * `failed` (code `interrupted`) when next read, so it never stays
+       * `parsing` forever. Decided: docs/decisions.md, "Imports".
+       */
+      const settle = (tenant: Tenant, job: ImportJob) =>
+        Effect.gen(function*() {
+          if (job.status !== "parsing") return job
+          const now = yield* Clock.currentTimeMillis
+          if (now - Date.parse(job.updated_at) <= PARSE_LEASE_MS) return job
+          return yield* fail(tenant, job, new ImportFileError({
+            code: "interrupted",
+            message: `Reading the file stopped: the job made no progress for ${PARSE_LEASE_MS / 60_000} minutes ` +
+              `(the process reading it ended). Upload the file again.`
+          }))
+        })
 
       const fail = (tenant: Tenant, job: ImportJob, error: ImportFileError) =>
         Effect.gen(function*() {
@@ -120,8 +148,7 @@ export class Imports extends Context.Service<Imports, {
             failure: { code: error.code, message: error.message },
             finished_at: yield* nowIso
           }
-          yield* repo.updateJob(tenant, failed)
-          return failed
+          return yield* save(tenant, failed)
         })
 
       const parse = (tenant: Tenant, initial: ImportJob, file: CsvFile, mapping: Readonly<Record<string, string>>, onProgress: OnProgress) =>
@@ -207,8 +234,12 @@ export class Imports extends Context.Service<Imports, {
               yield* repo.stageRows(tenant, job.id, valid)
               yield* repo.addIssues(tenant, job.id, issueSeq, issues)
               issueSeq += issues.length
-              job = { ...job, processed_rows: rows }
-              yield* repo.updateJob(tenant, job)
+              // A job marked failed meanwhile (its heartbeat ran out while this process was stalled) stays failed.
+              const stored = yield* repo.findJob(tenant, job.id)
+              if (stored._tag === "Some" && stored.value.status !== "parsing") {
+                return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
+              }
+              job = yield* save(tenant, { ...job, processed_rows: rows })
               yield* onProgress(rows)
             })
 
@@ -231,8 +262,7 @@ export class Imports extends Context.Service<Imports, {
             preview: { ...preview, samples: { ...preview.samples } },
             finished_at: yield* nowIso
           }
-          yield* repo.updateJob(tenant, ready)
-          return ready
+          return yield* save(tenant, ready)
         })
 
       const targetRecord = (entity: ImportEntity, fields: RowFields, id: string, now: string): TargetRecord => ({
@@ -275,6 +305,7 @@ export class Imports extends Context.Service<Imports, {
             applied_at: null,
             reverted_at: null,
             created_at: now,
+            updated_at: now,
             finished_at: null
           }
           yield* repo.insertJob(tenant, job)
@@ -285,7 +316,9 @@ export class Imports extends Context.Service<Imports, {
           )
         }),
         get,
-        list: (tenant, page) => repo.listJobs(tenant, page),
+        list: (tenant, page) =>
+          Effect.flatMap(repo.listJobs(tenant, page), (result) =>
+            Effect.map(Effect.forEach(result.items, (job) => settle(tenant, job)), (items) => ({ ...result, items }))),
         errors: (tenant, id) => Effect.flatMap(get(tenant, id), (job) => repo.issues(tenant, job.id)),
         apply: Effect.fn("Imports.apply")(function*(tenant, id, onProgress) {
           const progress = onProgress ?? noProgress
@@ -294,7 +327,7 @@ export class Imports extends Context.Service<Imports, {
             return yield* new InvalidTransition({ resource: "import job", from: before.status, to: "running" })
           }
           // Visible while the apply runs; a process killed mid-apply leaves the job running with nothing written, and it can be applied again.
-          if (before.status === "ready") yield* repo.updateJob(tenant, { ...before, status: "running", processed_rows: 0 })
+          if (before.status === "ready") yield* save(tenant, { ...before, status: "running", processed_rows: 0 })
           const applied = tx.withTransaction(Effect.gen(function*() {
             const job = yield* findOr404("import job", id, (id) => repo.findJob(tenant, id, { forUpdate: true }))
             if (job.status !== "ready" && job.status !== "running") {
@@ -356,15 +389,14 @@ export class Imports extends Context.Service<Imports, {
               applied_at: now,
               finished_at: yield* nowIso
             }
-            yield* repo.updateJob(tenant, done)
-            return done
+            return yield* save(tenant, done)
           }))
           return yield* applied.pipe(
             // A refused apply leaves the job as it was, ready to be applied again.
             Effect.tapError(() =>
               Effect.flatMap(repo.findJob(tenant, id), (stored) =>
                 stored._tag === "Some" && stored.value.status === "running"
-                  ? repo.updateJob(tenant, { ...stored.value, status: "ready" })
+                  ? save(tenant, { ...stored.value, status: "ready" })
                   : Effect.void)
             )
           )
@@ -401,8 +433,7 @@ export class Imports extends Context.Service<Imports, {
               }
             }
             const reverted: ImportJob = { ...job, status: "reverted", reverted_at: yield* nowIso }
-            yield* repo.updateJob(tenant, reverted)
-            return reverted
+            return yield* save(tenant, reverted)
           }))
         })
       })

@@ -22,7 +22,8 @@ export type ImportSource = typeof ImportSource.Type
 
 /**
  * parsing → ready (preview stored) → running (apply under way) → completed →
- * reverted; parsing → failed when the file cannot be read at all.
+ * reverted; parsing → failed when the file cannot be read at all, or when
+ * the parse made no progress for PARSE_LEASE_MS (its process died).
  */
 export const ImportStatus = Schema.Literals(["parsing", "ready", "running", "completed", "failed", "reverted"])
 export type ImportStatus = typeof ImportStatus.Type
@@ -84,6 +85,7 @@ export const ImportJob = Schema.Struct({
   applied_at: Schema.NullOr(IsoDateTime),
   reverted_at: Schema.NullOr(IsoDateTime),
   created_at: IsoDateTime,
+  updated_at: IsoDateTime.annotate({ description: "When the job last changed or made progress (a parse updates it every 1000 rows)" }),
   finished_at: Schema.NullOr(IsoDateTime)
 }).annotate({ identifier: "ImportJob" })
 export type ImportJob = typeof ImportJob.Type
@@ -100,6 +102,11 @@ export type ImportCreate = typeof ImportCreate.Type
 /** Limits of one import (decided: docs/decisions.md, "Imports"). */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024
 export const MAX_IMPORT_ROWS = 200_000
+/**
+ * A job `parsing` without progress for this long lost its process and is
+ * marked `failed` when next read (decided: docs/decisions.md, "Imports").
+ */
+export const PARSE_LEASE_MS = 5 * 60_000
 /** Rows of each kind the preview keeps as samples. */
 export const SAMPLE_SIZE = 5
 

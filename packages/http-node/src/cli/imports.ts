@@ -34,6 +34,10 @@ const countingReader = (file: string) => {
   return { bytes: bytes(), read: () => read }
 }
 
+/** A log line (JSON on stderr) per batch: what an operator's log, or a supervisor, sees of a long import. */
+const logProgress = (phase: "parse" | "apply", rows: number, jobId?: string) =>
+  Effect.logInfo("import progress").pipe(Effect.annotateLogs({ phase, rows, ...(jobId === undefined ? {} : { job_id: jobId }) }))
+
 /**
  * `opsplatform import FILE --org O --entity E [--env live] [--preset P] [--mapping JSON] [--apply]`:
  * the same import service as `POST /v1/imports` (and `/apply`), against the
@@ -77,7 +81,7 @@ export const importCommand = Command.make("import", {
     }, openCsv(reader.bytes), (rows) => {
       const step = reader.read() - bytesShown
       bytesShown += step
-      return parsing.advance(step, `${rows} rows`)
+      return Effect.andThen(parsing.advance(step, `${rows} rows`), logProgress("parse", rows))
     }).pipe(
       Effect.ensuring(parsing.done)
     )
@@ -87,7 +91,7 @@ export const importCommand = Command.make("import", {
       job = yield* imports.apply(tenant, job.id, (rows) => {
         const step = rows - written
         written = rows
-        return applying.advance(step, `${rows} rows`)
+        return Effect.andThen(applying.advance(step, `${rows} rows`), logProgress("apply", rows, job.id))
       }).pipe(Effect.ensuring(applying.done))
     }
     yield* printJson(job)

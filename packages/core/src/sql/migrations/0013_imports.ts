@@ -34,6 +34,7 @@ export default Effect.gen(function*() {
     applied_at timestamptz,
     reverted_at timestamptz,
     created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
     finished_at timestamptz
   )`
   yield* sql`CREATE INDEX import_jobs_tenant ON import_jobs (organization_id, environment, created_at DESC, id DESC)`
