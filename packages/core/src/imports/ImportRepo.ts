@@ -58,7 +58,8 @@ export const importConflicts = {
   ...contactConflicts,
   ...locationConflicts,
   ...fleetConflicts,
-  expenses_external_ref_unique: "Another expense already has this external reference"
+  expenses_external_ref_unique: "Another expense already has this external reference",
+  subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
 }
 
 /**

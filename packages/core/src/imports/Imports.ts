@@ -392,8 +392,8 @@ export class Imports extends Context.Service<Imports, {
             return yield* save(tenant, done)
           }))
           return yield* applied.pipe(
-            // A refused apply leaves the job as it was, ready to be applied again.
-            Effect.tapError(() =>
+            // A refused or failed apply (rolled back) leaves the job as it was, ready to be applied again.
+            Effect.onError(() =>
               Effect.flatMap(repo.findJob(tenant, id), (stored) =>
                 stored._tag === "Some" && stored.value.status === "running"
                   ? save(tenant, { ...stored.value, status: "ready" })
@@ -424,7 +424,15 @@ export class Imports extends Context.Service<Imports, {
             }
             const createdIds = changes.filter((c) => c.action === "created").map((c) => c.target_id)
             for (let i = 0; i < createdIds.length; i += BATCH) {
-              yield* repo.deleteTargets(tenant, job.entity, createdIds.slice(i, i + BATCH))
+              yield* repo.deleteTargets(tenant, job.entity, createdIds.slice(i, i + BATCH)).pipe(
+                // A created record that other records now refer to (a contact on an invoice) stays, and so does everything else.
+                Effect.mapError((e) =>
+                  new Conflict({
+                    reason: `The revert would delete ${job.entity} this import created that are now in use: ${e.reason}. ` +
+                      `Nothing was reverted.`
+                  })
+                )
+              )
             }
             for (const c of changes) {
               if (c.action === "updated" && c.before !== null) yield* repo.updateTarget(tenant, job.entity, c.before)

@@ -26,6 +26,8 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
       fleet_vehicles: memoryTenantTable<TargetRecord>(store, "fleet_vehicles"),
       expenses: memoryTenantTable<TargetRecord>(store, "expenses")
     }
+    const invoices = memoryTenantTable<{ readonly id: string; readonly created_at: string; readonly contact_id: string }>(store, "invoices")
+    const subscriptions = memoryTenantTable<{ readonly id: string; readonly created_at: string; readonly contact_id: string }>(store, "subscriptions")
     const mine = (tenant: Tenant, jobId: string) => Option.isSome(jobs.find(tenant, jobId))
     const read = (entity: ImportEntity, r: TargetRecord): TargetRecord =>
       entity === "expenses" ? { ...r, external_ref: externalRefs.get(r.id) ?? null } : r
@@ -109,10 +111,21 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
         }),
       updateTarget: (tenant, entity, record) =>
         Effect.andThen(check(tenant, entity, record), Effect.sync(() => write(tenant, entity, record, false))),
-      deleteTargets: (tenant, entity, ids) =>
-        Effect.sync(() => {
+      deleteTargets: (tenant, entity, ids) => {
+        // The foreign keys of the SQL schema: invoices and subscriptions keep their contact (nothing is deleted then).
+        if (entity === "contacts") {
+          const wanted = new Set(ids)
+          if (invoices.filter(tenant, (i) => wanted.has(i.contact_id)).length > 0) {
+            return Effect.fail(new Conflict({ reason: contactConflicts.invoices_contact_id_fkey }))
+          }
+          if (subscriptions.filter(tenant, (s) => wanted.has(s.contact_id)).length > 0) {
+            return Effect.fail(new Conflict({ reason: importConflicts.subscriptions_contact_id_fkey }))
+          }
+        }
+        return Effect.sync(() => {
           for (const id of ids) targets[entity].remove(tenant, id)
         })
+      }
     })
   })
 )
