@@ -2608,6 +2608,11 @@ export interface components {
             /** @enum {string} */
             status: "parsing" | "ready" | "running" | "completed" | "failed" | "reverted";
             total_rows: number;
+            /**
+             * Format: date-time
+             * @description When the job last changed or made progress (a parse updates it every 1000 rows)
+             */
+            updated_at: string;
             updated_count: number;
         };
         ImportPreview: {
@@ -9895,7 +9900,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    entity?: "contacts" | "expenses" | "locations" | "fleet_vehicles";
+                    /** Format: binary */
+                    file: string;
+                    filename?: string;
+                    /** @description JSON object field → the file's column header */
+                    mapping?: string;
+                    /** @enum {string} */
+                    preset?: "generic" | "smartbill" | "softpro";
+                };
+                "text/csv": string;
+            };
+        };
         responses: {
             /** @description Success */
             201: {

@@ -158,6 +158,17 @@ for (const db of testDatabases()) {
       expect(body.data.columns).toMatchObject({ name: "den_par", vat_number: "cod_par", city: "loc_adr" })
     })
 
+    it("describes both upload bodies in the OpenAPI document: text/csv and multipart with a file part", async () => {
+      const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as any
+      const body = doc.paths["/v1/imports"].post.requestBody
+      expect(Object.keys(body.content).sort()).toEqual(["multipart/form-data", "text/csv"])
+      expect(body.content["text/csv"].schema.type).toBe("string")
+      const form = body.content["multipart/form-data"].schema
+      expect(form.properties.file).toMatchObject({ type: "string", format: "binary" })
+      expect(form.required).toEqual(["file"])
+      expect(form.properties.entity.enum).toEqual(["contacts", "expenses", "locations", "fleet_vehicles"])
+    })
+
     it("answers bad input clearly and leaves the tables untouched", async () => {
       const before = await contactsNamed(server, f.tokens.api)
       const empty = await upload(server, f.tokens.api, "entity=contacts", "")

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ImportModel } from "@opsplatform/core"
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from "./errors.ts"
@@ -37,6 +38,19 @@ export class ImportsApi extends HttpApiGroup.make("imports")
           description: "JSON object field → the file's column header, overriding the preset and the aliases, e.g. {\"name\":\"Firma\"}"
         }))
       },
+      // Documents the two bodies; the handler reads the body itself (handleRaw), streaming it.
+      payload: [
+        Schema.String.annotate({ description: "The CSV file, in any of the encodings above" }).pipe(
+          HttpApiSchema.asText({ contentType: "text/csv" })
+        ),
+        Schema.Struct({
+          file: Multipart.SingleFileSchema.annotate({ description: "The CSV file" }),
+          entity: Schema.optionalKey(ImportModel.ImportEntity),
+          preset: Schema.optionalKey(ImportModel.ImportPreset),
+          filename: Schema.optionalKey(Schema.String),
+          mapping: Schema.optionalKey(Schema.String.annotate({ description: "JSON object field → the file's column header" }))
+        }).pipe(HttpApiSchema.asMultipart())
+      ],
       success: Envelope(ImportModel.ImportJob).pipe(HttpApiSchema.status(201)),
       error: [BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError]
     }).pipe(scope("imports:write")).annotate(OpenApi.Description,
