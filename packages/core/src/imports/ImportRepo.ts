@@ -140,10 +140,12 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
             SELECT row_number, column_name, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
             Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.column_name, message: r.message })))
           ),
+        // One JSON parameter for the whole batch: far cheaper to encode than four parameters a row.
         stageRows: (_tenant, jobId, rows) =>
-          rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_rows ${
-            sql.insert(nonEmpty(rows.map((r) => ({ job_id: jobId, row_number: r.row, match_key: r.key, fields: JSON.stringify(r.fields) }))))
-          }`).pipe(Effect.asVoid),
+          rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_rows (job_id, row_number, match_key, fields)
+            SELECT ${jobId}, r.row_number, r.match_key, r.fields
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({ row_number: r.row, match_key: r.key, fields: r.fields })))}::jsonb)
+              AS r(row_number integer, match_key text, fields jsonb)`).pipe(Effect.asVoid),
         stagedRows: (tenant, jobId, after, limit) =>
           orDie(sql<{ row_number: number; match_key: string | null; fields: unknown }>`
             SELECT row_number, match_key, fields FROM import_rows WHERE ${ofJob(tenant, jobId)} AND row_number > ${after}

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Stream } from "effect"
 import { event, freshEventId } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { Conflict, InvalidTransition, type NotFound, ValidationFailed } from "../shared/errors.ts"
@@ -213,7 +213,14 @@ export class Imports extends Context.Service<Imports, {
                 }
                 valid.push({ row: rows, key: converted.key, fields: converted.fields })
               }
-              // Match the batch's valid rows against the records that exist.
+              // The database work of this batch runs while the next one is read and checked.
+              if (pending !== undefined) yield* Fiber.join(pending)
+              pending = yield* Effect.forkChild(store(valid, issues, rows))
+            })
+
+          /** Matches a batch's valid rows against the records that exist, stages them and its errors, and reports progress. */
+          const store = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, rowsSoFar: number) =>
+            Effect.gen(function*() {
               const keys = valid.flatMap((r) => r.key === null ? [] : [r.key])
               const existing = new Map<string, TargetRecord>()
               for (const r of yield* repo.findTargets(tenant, job.entity, keys)) {
@@ -234,19 +241,23 @@ export class Imports extends Context.Service<Imports, {
               yield* repo.stageRows(tenant, job.id, valid)
               yield* repo.addIssues(tenant, job.id, issueSeq, issues)
               issueSeq += issues.length
-              // A job marked failed meanwhile (its heartbeat ran out while this process was stalled) stays failed.
-              const stored = yield* repo.findJob(tenant, job.id)
-              if (stored._tag === "Some" && stored.value.status !== "parsing") {
-                return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
+              // Only a parse that stalled past half the lease can have been marked failed meanwhile; it stays failed.
+              if ((yield* Clock.currentTimeMillis) - Date.parse(job.updated_at) > PARSE_LEASE_MS / 2) {
+                const stored = yield* repo.findJob(tenant, job.id)
+                if (stored._tag === "Some" && stored.value.status !== "parsing") {
+                  return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
+                }
               }
-              job = yield* save(tenant, { ...job, processed_rows: rows })
-              yield* onProgress(rows)
+              job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
+              yield* onProgress(rowsSoFar)
             })
 
+          let pending: Fiber.Fiber<void, ImportFileError> | undefined
           yield* file.records.pipe(
             Stream.rechunk(BATCH),
             Stream.runForEachArray((chunk) => handleBatch(chunk))
           )
+          if (pending !== undefined) yield* Fiber.join(pending)
           if (header === undefined) {
             return yield* new ImportFileError({ code: "empty_file", message: "The file is empty: it has no header row" })
           }

@@ -12,12 +12,14 @@ import type { ImportEntity, ImportIssue, ImportPreset } from "./model.ts"
 
 // ---------- text ----------
 
+const asciiOnly = /^[\x00-\x7f]*$/
+
 /**
  * Romanian letters as they should be: ş ţ with a cedilla (what Windows-1250
  * and ISO-8859-2 carry) become ș ț with a comma below; composed (NFC).
  */
 export const normalizeRomanian = (text: string): string =>
-  text.normalize("NFC").replace(/[\u015E\u015F\u0162\u0163]/g, (c) =>
+  asciiOnly.test(text) ? text : text.normalize("NFC").replace(/[\u015E\u015F\u0162\u0163]/g, (c) =>
     c === "\u015F" ? "\u0219" : c === "\u015E" ? "\u0218" : c === "\u0163" ? "\u021B" : "\u021A")
 
 /** A header as it is compared: no diacritics, lower case, letters and digits only ("Nr. Reg. Com." → "nrregcom"). */

@@ -122,21 +122,47 @@ export const openCsv = (
         skip_empty_lines: true,
         info: true
       })
-      const decoded = Readable.from(bytes()).pipe(iconv.decodeStream(encoding))
+      const input = Readable.from(bytes())
+      // pipe() does not pass errors on: a source that fails (over the limit, unreadable) fails the parse.
+      input.on("error", (e) => parser.destroy(e))
+      const decoded = input.pipe(iconv.decodeStream(encoding))
       decoded.on("error", (e) => parser.destroy(e))
       decoded.pipe(parser)
-      const records = async function*(): AsyncGenerator<CsvRecord> {
-        for await (const item of parser as AsyncIterable<{ readonly record: Array<string>; readonly info: { readonly lines: number } }>) {
-          yield { line: item.info.lines, fields: item.record.map(normalizeRomanian) }
+      // Records are taken from the parser a buffer at a time (not one promise per record), then flattened.
+      let ended = false
+      let failure: unknown = undefined
+      parser.on("end", () => (ended = true))
+      parser.on("error", (e) => (failure = e))
+      const batches = async function*(): AsyncGenerator<readonly [CsvRecord, ...Array<CsvRecord>]> {
+        while (true) {
+          const batch: Array<CsvRecord> = []
+          let item: { readonly record: Array<string>; readonly info: { readonly lines: number } } | null
+          while ((item = parser.read()) !== null) batch.push({ line: item.info.lines, fields: item.record.map(normalizeRomanian) })
+          if (batch.length > 0) yield batch as unknown as readonly [CsvRecord, ...Array<CsvRecord>]
+          if (failure !== undefined) throw failure
+          if (ended) return
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              parser.off("readable", done)
+              parser.off("end", done)
+              parser.off("error", done)
+              resolve()
+            }
+            parser.on("readable", done)
+            parser.on("end", done)
+            parser.on("error", done)
+          })
         }
       }
       return {
         encoding,
         delimiter,
-        records: Stream.fromAsyncIterable(records(), (e) =>
+        records: Stream.fromAsyncIterable(batches(), (e) =>
           e instanceof ImportFileError
             ? e
-            : fileError("malformed_csv", `The file is not valid CSV: ${e instanceof Error ? e.message : String(e)}`))
+            : fileError("malformed_csv", `The file is not valid CSV: ${e instanceof Error ? e.message : String(e)}`)).pipe(
+            Stream.flattenArray
+          )
       } satisfies CsvFile
     },
     catch: (e) => e instanceof ImportFileError ? e : fileError("unreadable", `The file could not be read: ${String(e)}`)
