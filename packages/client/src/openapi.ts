@@ -983,6 +983,96 @@ export interface paths {
         patch: operations["fleet.update"];
         trace?: never;
     };
+    "/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Requires the scope `imports:read`. */
+        get: operations["imports.list"];
+        put?: never;
+        /**
+         * @description The file is the body: `text/csv` (any charset: UTF-8 with or without BOM, Windows-1250, ISO-8859-2), or `multipart/form-data` with a `file` part (and optionally `entity`, `preset`, `filename`, `mapping` fields). Up to 50 MiB and 200000 rows. The job comes back `ready` with its preview, or `failed` with the reason.
+         *
+         *     Requires the scope `imports:write`.
+         */
+        post: operations["imports.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Requires the scope `imports:read`. */
+        get: operations["imports.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Requires the scope `imports:write`. */
+        post: operations["imports.apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Requires the scope `imports:read`. */
+        get: operations["imports.errors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Requires the scope `imports:write`. */
+        post: operations["imports.revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invoices": {
         parameters: {
             query?: never;
@@ -2472,6 +2562,78 @@ export interface components {
             tls?: "implicit" | "starttls" | "none";
             username?: string;
         };
+        ImportIssue: {
+            column: string | null;
+            message: string;
+            row: number | null;
+        };
+        ImportJob: {
+            applied_at: string | null;
+            /** @description The mapping used: field → the file's header */
+            columns: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description Detected delimiter: , ; or a tab */
+            delimiter: string | null;
+            /** @description Detected encoding: UTF-8, windows-1250 or ISO-8859-2 */
+            encoding: string | null;
+            /** @enum {string} */
+            entity: "contacts" | "expenses" | "locations" | "fleet_vehicles";
+            error_count: number;
+            /** @description Why a failed job could not read its file */
+            failure: {
+                code: string;
+                message: string;
+            } | null;
+            filename: string;
+            finished_at: string | null;
+            /** Format: uuid */
+            id: string;
+            imported_count: number;
+            /** @description The column mapping the caller gave (field → header) */
+            mapping: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            preset: "generic" | "smartbill" | "softpro";
+            preview: components["schemas"]["ImportPreview"];
+            /** @description Rows parsed (while parsing) or written (after an apply) */
+            processed_rows: number;
+            reverted_at: string | null;
+            skipped_count: number;
+            /** @enum {string} */
+            source: "upload" | "multipart" | "cli";
+            /** @enum {string} */
+            status: "parsing" | "ready" | "running" | "completed" | "failed" | "reverted";
+            total_rows: number;
+            /**
+             * Format: date-time
+             * @description When the job last changed or made progress (a parse updates it every 1000 rows)
+             */
+            updated_at: string;
+            updated_count: number;
+        };
+        ImportPreview: {
+            errors: number;
+            news: number;
+            samples: {
+                errors: components["schemas"]["ImportIssue"][];
+                news: components["schemas"]["ImportSample"][];
+                skips: components["schemas"]["ImportSample"][];
+                updates: components["schemas"]["ImportSample"][];
+            };
+            skips: number;
+            updates: number;
+        };
+        ImportSample: {
+            fields: {
+                [key: string]: string | null;
+            };
+            key: string | null;
+            row: number;
+        };
         Invoice: {
             /** Format: uuid */
             contact_id: string;
@@ -2913,6 +3075,10 @@ export interface components {
              */
             vat_number?: string | null;
         };
+        PayloadTooLargeErrorEncoded: {
+            data: null;
+            error: components["schemas"]["Error"];
+        };
         RateLimitedErrorEncoded: {
             data: null;
             error: components["schemas"]["Error"];
@@ -3034,6 +3200,10 @@ export interface components {
             error: components["schemas"]["Error"];
         };
         UnprocessableErrorEncoded: {
+            data: null;
+            error: components["schemas"]["Error"];
+        };
+        UnsupportedMediaTypeErrorEncoded: {
             data: null;
             error: components["schemas"]["Error"];
         };
@@ -9588,6 +9758,473 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FleetVehicle"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                page?: string;
+                perPage?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportJob"][];
+                        error: null;
+                        meta: {
+                            nextCursor: string | null;
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.create": {
+        parameters: {
+            query?: {
+                entity?: "contacts" | "expenses" | "locations" | "fleet_vehicles";
+                filename?: string;
+                mapping?: string;
+                preset?: "generic" | "smartbill" | "softpro";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    entity?: "contacts" | "expenses" | "locations" | "fleet_vehicles";
+                    /** Format: binary */
+                    file: string;
+                    filename?: string;
+                    /** @description JSON object field → the file's column header */
+                    mapping?: string;
+                    /** @enum {string} */
+                    preset?: "generic" | "smartbill" | "softpro";
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportJob"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeErrorEncoded"];
+                };
+            };
+            /** @description `unsupported_media_type`: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportJob"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportJob"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.errors": {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportIssue"][];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "imports.revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportJob"];
                         error: null;
                     };
                 };

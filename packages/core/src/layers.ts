@@ -67,6 +67,8 @@ import { DeliverySignal } from "./webhooks/DeliverySignal.ts"
 import { WebhookFanOut } from "./webhooks/fanOut.ts"
 import { WebhookRepo } from "./webhooks/WebhookRepo.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
+import { ImportRepo } from "./imports/ImportRepo.ts"
+import { Imports } from "./imports/Imports.ts"
 
 /**
  * Every storage port on SQL. The outbox hands each event to the webhook
@@ -109,6 +111,7 @@ export type StoragePorts =
   | UsageRepo
   | ForwardingRepo
   | ForwardingSignal
+  | ImportRepo
 
 export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | Ids> = Outbox.layerSql.pipe(
   Layer.provide(WebhookFanOut),
@@ -144,7 +147,8 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   SubscriptionRepo.layerSql,
   UsageRepo.layerSql,
   ForwardingRepo.layerSql,
-  ForwardingSignal.layer
+  ForwardingSignal.layer,
+  ImportRepo.layerSql
 ).pipe(Layer.provideMerge(DeliverySignal.layer))))
 
 /** Every domain service, over whatever storage is provided. */
@@ -179,7 +183,8 @@ export const Services = Layer.mergeAll(
     Pulse.layer,
     PulseRollups.layer,
     Subscriptions.layer,
-    Usage.layer
+    Usage.layer,
+    Imports.layer
   )),
   Layer.provideMerge(Tenancy.layer)
 )

@@ -14,7 +14,7 @@ const layers: ReadonlyArray<ReadonlyArray<string>> = [
   ["tenancy"],
   ["auth", "locations", "contracts", "contacts", "fleet", "court"],
   ["expenses", "obligations", "routes", "webhooks", "invoices", "grants", "metering"],
-  ["costing", "oauth", "fiscal", "mail", "display"]
+  ["costing", "oauth", "fiscal", "mail", "display", "imports"]
 ]
 
 /** Files at the root of src compose everything: they may import any area. */

@@ -1,9 +1,7 @@
-import { Effect } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import { Data, Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { migrations } from "./migrations/index.ts"
-
-const run = Migrator.make({})
 
 /** The table the migrator records applied migrations in. */
 export const MIGRATIONS_TABLE = "opsplatform_migrations"
@@ -30,9 +28,21 @@ export interface MigrationProgress {
 }
 
 /**
+ * The migrations a database still needs: every known id it has not applied,
+ * in order — also an id below the highest applied one, so a migration that
+ * was numbered while a later one already shipped (0013 after 0014) is still
+ * applied (decided: docs/decisions.md, "Imports").
+ */
+export const pendingOf = (done: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const appliedIds = new Set(done.map(idOf))
+  return known.filter((key) => !appliedIds.has(idOf(key)))
+}
+
+/**
  * Applies every pending migration, reporting to `progress`. Safe to run from
  * several processes at once: the advisory lock lets one apply and the others
- * wait and find nothing to do.
+ * wait and find nothing to do. Every migration and its record commit together
+ * with the others, or none does.
  */
 export const migrateWith = (progress?: MigrationProgress) =>
   Effect.gen(function*() {
@@ -40,17 +50,35 @@ export const migrateWith = (progress?: MigrationProgress) =>
     // Serialize concurrent starters on one PostgreSQL; the lock ends with the transaction.
     return yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(72710001)`
-      if (progress === undefined) return yield* run({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE })
-      // The migrator applies only ids above the highest applied one; the pending list follows the same rule.
-      const done = yield* applied
-      const highest = done.length === 0 ? 0 : idOf(done[done.length - 1]!)
-      yield* progress.onStart(known.filter((key) => idOf(key) > highest))
-      const reporting = Object.fromEntries(
-        Object.entries(migrations).map(([key, migration]) => [key, Effect.tap(migration, () => progress.onApplied(key))])
-      )
-      return yield* run({ loader: Migrator.fromRecord(reporting), table: MIGRATIONS_TABLE })
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`
+      const pending = pendingOf(yield* applied)
+      if (progress !== undefined) yield* progress.onStart(pending)
+      const done: Array<readonly [number, string]> = []
+      for (const key of pending) {
+        const id = idOf(key)
+        const name = key.slice(key.indexOf("_") + 1)
+        yield* Effect.mapError(migrations[key]!, (cause) => new MigrationFailed({ migration: key, cause }))
+        yield* sql`INSERT INTO ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
+        if (progress !== undefined) yield* progress.onApplied(key)
+        done.push([id, name] as const)
+      }
+      return done as ReadonlyArray<readonly [number, string]>
     }))
   })
+
+/** A migration that failed; the run rolled back with it. */
+export class MigrationFailed extends Data.TaggedError("MigrationFailed")<{
+  readonly migration: string
+  readonly cause: unknown
+}> {
+  override get message() {
+    return `Migration ${this.migration} failed: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
 
 /** Applies every pending migration. */
 export const migrate = migrateWith()

@@ -21,6 +21,7 @@ import { WebhooksApi } from "./Webhooks.ts"
 import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
+import { ImportsApi } from "./Imports.ts"
 import { StrictQuery } from "./strictQuery.ts"
 
 /**
@@ -63,6 +64,7 @@ export class Api extends HttpApi.make("opsplatform")
   .add(MailApi)
   .add(DisplayApi)
   .add(MeteringApi)
+  .add(ImportsApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
   .middleware(Authentication)

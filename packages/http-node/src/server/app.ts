@@ -36,6 +36,7 @@ import { RoutesConfigLive } from "./routesConfig.ts"
 import { WebhooksHandlers } from "../http/Webhooks.ts"
 import { webhooksInfrastructure } from "./webhooks.ts"
 import { MailSettingsLive } from "./jobs/mail.ts"
+import { ImportsHandlers } from "../http/Imports.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
 export const CryptoLive = Layer.mergeAll(
@@ -111,7 +112,8 @@ const ApiHandlers = Layer.mergeAll(
   FiscalHandlers,
   MailHandlers,
   DisplayHandlers,
-  MeteringHandlers
+  MeteringHandlers,
+  ImportsHandlers
 )
 
 /**

@@ -10,6 +10,13 @@ import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
 /** Largest request body the API reads. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/** Largest body of an import upload (POST /v1/imports; decided: docs/decisions.md, "Imports"). */
+export const MAX_IMPORT_BODY_BYTES = 50 * 1024 * 1024 + 64 * 1024
+
+/** The body limit of a request: the import upload's, or the API's. */
+const bodyLimit = (method: string, path: string) =>
+  method === "POST" && path === "/v1/imports" ? MAX_IMPORT_BODY_BYTES : MAX_BODY_BYTES
+
 
 const envelope = (status: number, requestId: string, message: string, code = defaultCode(status)) =>
   HttpServerResponse.jsonUnsafe(
@@ -161,8 +168,9 @@ export const apiMiddleware = <E, R>(
       }))
     })
     const length = Number(request.headers["content-length"] ?? "0")
-    if (length > MAX_BODY_BYTES) {
-      const response = finish(envelope(413, requestId, `The request body exceeds ${MAX_BODY_BYTES} bytes`))
+    const limit = bodyLimit(request.method, path)
+    if (length > limit) {
+      const response = finish(envelope(413, requestId, `The request body exceeds ${limit} bytes`))
       yield* writeLog
       return response
     }
@@ -174,7 +182,7 @@ export const apiMiddleware = <E, R>(
     ).pipe(
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
       Effect.onExit((exit) =>
         Effect.andThen(
           exit._tag === "Failure" && !Cause.hasInterruptsOnly(exit.cause) && status >= 500

@@ -248,5 +248,17 @@ export const matrixFactories: Record<string, GroupFactory> = {
       rotateSecret: {},
       redeliver: {}
     }
+  },
+  imports: {
+    create: async (server, f) => {
+      const response = await fetch(`${server.url}/v1/imports?entity=locations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${f.tokens.api}`, "content-type": "text/csv" },
+        body: "Cod,Denumire\nMX-1,Matrix site\n"
+      })
+      const body = await response.json() as { data: { id: string } }
+      if (response.status !== 201) throw new Error(`seeding an import job answered ${response.status}`)
+      return { id: body.data.id }
+    }
   }
 }

@@ -9,6 +9,7 @@ export * from "./fleet.ts"
 export * from "./grants.ts"
 export * from "./fiscal.ts"
 export * from "./idempotency.ts"
+export * from "./imports.ts"
 export * from "./invoices.ts"
 export * from "./locations.ts"
 export * from "./mail.ts"
@@ -36,6 +37,7 @@ import { fleetConformance } from "./fleet.ts"
 import { grantRepoConformance } from "./grants.ts"
 import { fiscalConformance } from "./fiscal.ts"
 import { idempotencyRepoConformance } from "./idempotency.ts"
+import { importsConformance } from "./imports.ts"
 import { invoicesConformance } from "./invoices.ts"
 import { locationRepoConformance } from "./locations.ts"
 import { mailboxRepoConformance } from "./mail.ts"
@@ -75,4 +77,5 @@ export const storageConformance = (
   deviceRepoConformance(name, storage)
   pulseConformance(name, storage)
   meteringConformance(name, storage)
+  importsConformance(name, storage)
 }

@@ -23,6 +23,7 @@ import { RouteRepoMemory } from "./routes.ts"
 import { CostingSettingsRepoMemory } from "./costing.ts"
 import { DeliveryRepoMemory, OutboxMemory, WebhookRepoMemory } from "./webhooks.ts"
 import { DeviceRepoMemory, PulseRepoMemory } from "./display.ts"
+import { ImportRepoMemory } from "./imports.ts"
 
 export { MemoryStore } from "./MemoryStore.ts"
 export * from "./contracts.ts"
@@ -46,6 +47,7 @@ export * from "./routes.ts"
 export * from "./costing.ts"
 export * from "./webhooks.ts"
 export * from "./display.ts"
+export * from "./imports.ts"
 
 /** Every storage port in memory, sharing one MemoryStore (the twin of `CoreLayers.SqlStorage`). */
 export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, never, Ids.Ids> = OutboxMemory.pipe(
@@ -82,7 +84,8 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   UsageRepoMemory,
   ForwardingRepoMemory,
   ForwardingSignal.ForwardingSignal.layer,
-  MemoryStore.transactor
+  MemoryStore.transactor,
+  ImportRepoMemory
 ).pipe(Layer.provideMerge(DeliverySignal.DeliverySignal.layer), Layer.provideMerge(MemoryStore.layer))))
 
 /** Web Crypto implementations of the crypto services: they run on every runtime. */

@@ -1,0 +1,201 @@
+import { Context, Effect, Layer, type Option, Schema, Struct } from "effect"
+import { SqlClient } from "effect/sql"
+import { ContactRow, contactConflicts } from "../contacts/ContactRepo.ts"
+import { ExpenseRow } from "../expenses/ExpenseRepo.ts"
+import { FleetVehicleRow, fleetConflicts } from "../fleet/FleetRepo.ts"
+import { LocationRow, locationConflicts } from "../locations/LocationRepo.ts"
+import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
+import type { Conflict } from "../shared/errors.ts"
+import type { Page, PageRequest } from "../shared/pagination.ts"
+import { orDie, uniqueAsConflict } from "../shared/sql.ts"
+import { tenantTable } from "../shared/tables.ts"
+import type { Tenant, TenantScoped } from "../shared/tenant.ts"
+import { ImportColumns, ImportJob, type ImportEntity, type ImportIssue, ImportPreview } from "./model.ts"
+import type { RowFields } from "./rules.ts"
+
+/** A record of a target table as the import reads and writes it (the area's record; expenses with `external_ref`). */
+export type TargetRecord = Readonly<Record<string, unknown>> & {
+  readonly id: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** A valid row kept between preview and apply. */
+export interface StagedRow {
+  readonly row: number
+  readonly key: string | null
+  readonly fields: RowFields
+}
+
+/** What an apply did to one record: created it, or updated it from `before`. */
+export interface ImportChange {
+  readonly target_id: string
+  readonly action: "created" | "updated"
+  readonly before: TargetRecord | null
+  /** The record's `updated_at` as the apply wrote it: a different one at revert time means it changed since. */
+  readonly written_updated_at: string
+}
+
+/** A list the caller checked is not empty. */
+const nonEmpty = <A>(rows: Array<A>) => rows as unknown as readonly [A, ...Array<A>]
+
+export const ImportJobRow = ImportJob.mapFields(Struct.assign({
+  mapping: Json(ImportColumns),
+  columns: Json(ImportColumns),
+  preview: Json(ImportPreview),
+  failure: Schema.NullOr(Json(Schema.Struct({ code: Schema.String, message: Schema.String }))),
+  applied_at: NullableTimestamp,
+  reverted_at: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  finished_at: NullableTimestamp
+}))
+
+/** Expenses as imports see them: with the external reference they are matched by (not part of the expense resource). */
+export const ExpenseImportRow = ExpenseRow.mapFields(Struct.assign({ external_ref: Schema.NullOr(Schema.String) }))
+
+export const importConflicts = {
+  ...contactConflicts,
+  ...locationConflicts,
+  ...fleetConflicts,
+  expenses_external_ref_unique: "Another expense already has this external reference",
+  subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
+}
+
+/**
+ * Storage port for import jobs and the records they write. Errors, staged
+ * rows and changes belong to a job; every method reaches them through a job of
+ * the tenant. The target methods read and write the tables of contacts,
+ * locations, fleet vehicles and expenses with those areas' own guarantees
+ * (unique VAT number, code, plate, external reference → Conflict).
+ */
+export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
+  readonly insertJob: (tenant: Tenant, job: ImportJob) => Effect.Effect<void>
+  readonly updateJob: (tenant: Tenant, job: ImportJob) => Effect.Effect<void>
+  readonly findJob: (tenant: Tenant, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<ImportJob>>
+  readonly listJobs: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<ImportJob>>
+  /** Appends issues; `first` is the sequence number of the first (0-based, in file order). */
+  readonly addIssues: (tenant: Tenant, jobId: string, first: number, issues: ReadonlyArray<ImportIssue>) => Effect.Effect<void>
+  readonly issues: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportIssue>>
+  readonly stageRows: (tenant: Tenant, jobId: string, rows: ReadonlyArray<StagedRow>) => Effect.Effect<void>
+  /** Staged rows after row number `after`, in order, at most `limit`. */
+  readonly stagedRows: (tenant: Tenant, jobId: string, after: number, limit: number) => Effect.Effect<ReadonlyArray<StagedRow>>
+  readonly recordChanges: (tenant: Tenant, jobId: string, changes: ReadonlyArray<ImportChange>) => Effect.Effect<void>
+  readonly changes: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportChange>>
+  /** The tenant's records of `entity` whose match key is among `keys`. */
+  readonly findTargets: (tenant: Tenant, entity: ImportEntity, keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TargetRecord>>
+  /** The tenant's records of `entity` with these ids, locked until the transaction ends. */
+  readonly lockTargets: (tenant: Tenant, entity: ImportEntity, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TargetRecord>>
+  readonly insertTargets: (tenant: Tenant, entity: ImportEntity, records: ReadonlyArray<TargetRecord>) => Effect.Effect<void, Conflict>
+  readonly updateTarget: (tenant: Tenant, entity: ImportEntity, record: TargetRecord) => Effect.Effect<void, Conflict>
+  readonly deleteTargets: (tenant: Tenant, entity: ImportEntity, ids: ReadonlyArray<string>) => Effect.Effect<void, Conflict>
+}>>()("@opsplatform/core/imports/ImportRepo") {
+  static readonly layerSql: Layer.Layer<ImportRepo, never, SqlClient.SqlClient> = Layer.effect(
+    ImportRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const conflicts = uniqueAsConflict(importConflicts)
+      const jobs = tenantTable(sql, { name: "import_jobs", row: ImportJobRow, fixed: ["created_at"] })
+      // The targets, each read and written through its area's row schema.
+      const targets = {
+        contacts: tenantTable(sql, { name: "contacts", row: ContactRow, fixed: ["fiscal_status", "fiscal_checked_at", "created_at"] }),
+        locations: tenantTable(sql, { name: "locations", row: LocationRow, fixed: ["created_at"] }),
+        fleet_vehicles: tenantTable(sql, { name: "fleet_vehicles", row: FleetVehicleRow, fixed: ["created_at"] }),
+        expenses: tenantTable(sql, { name: "expenses", row: ExpenseImportRow, fixed: ["created_at"] })
+      } as const
+      const table = (entity: ImportEntity) => targets[entity] as unknown as ReturnType<typeof tenantTable<TargetRecord>>
+      const keyColumn = {
+        contacts: sql`country || ':' || vat_number`,
+        locations: sql`lower(code)`,
+        fleet_vehicles: sql`plate`,
+        expenses: sql`external_ref`
+      } as const
+      const ofJob = (tenant: Tenant, jobId: string) =>
+        sql`job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs j WHERE j.id = ${jobId}
+          AND j.organization_id = ${tenant.organizationId} AND j.environment = ${tenant.environment})`
+      const decodeChange = Schema.decodeUnknownEffect(Schema.Struct({
+        target_id: Schema.String,
+        action: Schema.Literals(["created", "updated"]),
+        before: Schema.NullOr(Schema.Unknown),
+        written_updated_at: Timestamp
+      }))
+
+      return ImportRepo.of({
+        insertJob: (tenant, job) => orDie(jobs.insert(tenant, job)),
+        updateJob: (tenant, job) => orDie(jobs.update(tenant, job)).pipe(Effect.asVoid),
+        findJob: (tenant, id, options) => jobs.findById(tenant, id, options),
+        listJobs: (tenant, page) => jobs.page(tenant, [], page),
+        addIssues: (tenant, jobId, first, issues) =>
+          issues.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_errors ${
+            sql.insert(nonEmpty(issues.map((i, n) => ({
+              job_id: jobId,
+              seq: first + n,
+              row_number: i.row,
+              column_name: i.column,
+              message: i.message
+            }))))
+          }`).pipe(Effect.asVoid),
+        issues: (tenant, jobId) =>
+          orDie(sql<{ row_number: number | null; column_name: string | null; message: string }>`
+            SELECT row_number, column_name, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
+            Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.column_name, message: r.message })))
+          ),
+        // One JSON parameter for the whole batch: far cheaper to encode than four parameters a row.
+        stageRows: (_tenant, jobId, rows) =>
+          rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_rows (job_id, row_number, match_key, fields)
+            SELECT ${jobId}, r.row_number, r.match_key, r.fields
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({ row_number: r.row, match_key: r.key, fields: r.fields })))}::jsonb)
+              AS r(row_number integer, match_key text, fields jsonb)`).pipe(Effect.asVoid),
+        stagedRows: (tenant, jobId, after, limit) =>
+          orDie(sql<{ row_number: number; match_key: string | null; fields: unknown }>`
+            SELECT row_number, match_key, fields FROM import_rows WHERE ${ofJob(tenant, jobId)} AND row_number > ${after}
+            ORDER BY row_number LIMIT ${limit}`).pipe(
+            Effect.map((rows) =>
+              rows.map((r) => ({
+                row: r.row_number,
+                key: r.match_key,
+                fields: (typeof r.fields === "string" ? JSON.parse(r.fields) : r.fields) as RowFields
+              }))
+            )
+          ),
+        recordChanges: (_tenant, jobId, changes) =>
+          changes.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_changes ${
+            sql.insert(nonEmpty(changes.map((c) => ({
+              job_id: jobId,
+              target_id: c.target_id,
+              action: c.action,
+              before: c.before === null ? null : JSON.stringify(c.before),
+              written_updated_at: c.written_updated_at
+            }))))
+          }`).pipe(Effect.asVoid),
+        changes: (tenant, jobId) =>
+          orDie(sql`SELECT target_id, action, before, written_updated_at FROM import_changes WHERE ${ofJob(tenant, jobId)}
+            ORDER BY target_id`).pipe(
+            Effect.flatMap((rows) => Effect.forEach(rows, (r) => Effect.orDie(decodeChange(r)))),
+            Effect.map((rows) =>
+              rows.map((r): ImportChange => ({
+                ...r,
+                before: (typeof r.before === "string" ? JSON.parse(r.before) : r.before) as TargetRecord | null
+              }))
+            )
+          ),
+        findTargets: (tenant, entity, keys) =>
+          keys.length === 0
+            ? Effect.succeed([])
+            : table(entity).findAll(tenant, [sql`${keyColumn[entity]} IN ${sql.in(keys)}`]),
+        lockTargets: (tenant, entity, ids) =>
+          ids.length === 0
+            ? Effect.succeed([])
+            : table(entity).all(sql`SELECT * FROM ${table(entity).name} WHERE ${
+              table(entity).where(tenant, [sql.in("id", ids)])
+            } ORDER BY id FOR UPDATE`),
+        insertTargets: (tenant, entity, records) => conflicts(table(entity).insertAll(tenant, records)),
+        updateTarget: (tenant, entity, record) => conflicts(table(entity).update(tenant, record)).pipe(Effect.asVoid),
+        deleteTargets: (tenant, entity, ids) =>
+          ids.length === 0 ? Effect.void : conflicts(
+            sql`DELETE FROM ${table(entity).name} WHERE ${table(entity).where(tenant, [sql.in("id", ids)])}`
+          ).pipe(Effect.asVoid)
+      })
+    })
+  )
+}

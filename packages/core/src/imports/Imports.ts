@@ -1,0 +1,461 @@
+import { Clock, Context, Effect, Fiber, Layer, Stream } from "effect"
+import { event, freshEventId } from "../events/catalog.ts"
+import { Outbox } from "../events/Outbox.ts"
+import { Conflict, InvalidTransition, type NotFound, ValidationFailed } from "../shared/errors.ts"
+import { Ids } from "../shared/Ids.ts"
+import { findOr404 } from "../shared/lookup.ts"
+import type { Page, PageRequest } from "../shared/pagination.ts"
+import type { Tenant } from "../shared/tenant.ts"
+import { nowIso } from "../shared/time.ts"
+import { Transactor } from "../shared/Transactor.ts"
+import { type ImportChange, ImportRepo, type StagedRow, type TargetRecord } from "./ImportRepo.ts"
+import {
+  type CsvRecord,
+  type ImportEntity,
+  ImportFileError,
+  type ImportIssue,
+  type ImportJob,
+  ImportJobId,
+  type ImportPreset,
+  type ImportSample,
+  type ImportSource,
+  MAX_IMPORT_ROWS,
+  PARSE_LEASE_MS,
+  SAMPLE_SIZE
+} from "./model.ts"
+import { entitySpecs, type FieldValue, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
+
+/** A CSV file opened for reading: what was detected, and its records (the header first). */
+export interface CsvFile {
+  readonly encoding: string
+  readonly delimiter: string
+  readonly records: Stream.Stream<CsvRecord, ImportFileError>
+}
+
+export interface ImportInput {
+  readonly entity: ImportEntity
+  readonly preset?: ImportPreset | undefined
+  readonly filename?: string | undefined
+  readonly source: ImportSource
+  readonly mapping?: Readonly<Record<string, string>> | undefined
+}
+
+/** Told how far a long step got: rows parsed, or rows written. */
+export type OnProgress = (processedRows: number) => Effect.Effect<void>
+
+/** Rows read, matched and staged per round trip; rows written per round trip on apply. */
+const BATCH = 1000
+
+const defaults: Readonly<Record<ImportEntity, Readonly<Record<string, FieldValue>>>> = {
+  contacts: {
+    kind: "customer", country: "RO", vat_number: null, registration_number: null, address: null, email: null, phone: null,
+    fiscal_status: null, fiscal_checked_at: null
+  },
+  locations: { code: null, vertical_type: "other", is_primary: false, address: null, latitude: null, longitude: null },
+  fleet_vehicles: { make: null, model: null, capacity_kg: null, capacity_parcels: null, fuel_consumption_l_per_100km: null, active: true },
+  expenses: { status: "draft", category: "other", currency: "RON", location_id: null, external_ref: null }
+}
+
+/** The record's match key, as `rules.ts` computes it from a row. */
+const keyOfRecord = (entity: ImportEntity, r: TargetRecord): string | null => {
+  switch (entity) {
+    case "contacts":
+      return r.vat_number === null ? null : `${String(r.country)}:${String(r.vat_number)}`
+    case "locations":
+      return r.code === null ? null : String(r.code).toLowerCase()
+    case "fleet_vehicles":
+      return String(r.plate)
+    case "expenses":
+      return r.external_ref === null ? null : String(r.external_ref)
+  }
+}
+
+/** The fields the row would change on `current`. */
+const changedFields = (current: TargetRecord, fields: RowFields): ReadonlyArray<string> =>
+  Object.entries(fields).filter(([k, v]) => (current[k] ?? null) !== v).map(([k]) => k)
+
+const sample = (row: StagedRow): ImportSample => ({
+  row: row.row,
+  key: row.key,
+  fields: Object.fromEntries(Object.entries(row.fields).map(([k, v]) => [k, showValue(v)]))
+})
+
+const emptyPreview = { news: 0, updates: 0, skips: 0, errors: 0, samples: { news: [], updates: [], skips: [], errors: [] } }
+
+/**
+ * CSV imports into contacts, locations, fleet vehicles and expenses: a job
+ * parses its file into a preview (nothing written to the targets), an apply
+ * writes every valid row in one transaction and records what it did, a revert
+ * undoes exactly that. Decisions: docs/decisions.md, "Imports".
+ */
+export class Imports extends Context.Service<Imports, {
+  /** Creates the job and parses the file into its preview; a file that cannot be read leaves a failed job. */
+  readonly create: (
+    tenant: Tenant,
+    input: ImportInput,
+    file: Effect.Effect<CsvFile, ImportFileError>,
+    onProgress?: OnProgress
+  ) => Effect.Effect<ImportJob, ValidationFailed>
+  readonly get: (tenant: Tenant, id: string) => Effect.Effect<ImportJob, NotFound>
+  readonly list: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<ImportJob>>
+  readonly errors: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<ImportIssue>, NotFound>
+  readonly apply: (tenant: Tenant, id: string, onProgress?: OnProgress) => Effect.Effect<ImportJob, NotFound | InvalidTransition | Conflict>
+  readonly revert: (tenant: Tenant, id: string) => Effect.Effect<ImportJob, NotFound | InvalidTransition | Conflict>
+}>()("@opsplatform/core/imports/Imports") {
+  static readonly layer: Layer.Layer<Imports, never, ImportRepo | Ids | Transactor | Outbox> = Layer.effect(
+    Imports,
+    Effect.gen(function*() {
+      const repo = yield* ImportRepo
+      const ids = yield* Ids
+      const tx = yield* Transactor
+      const outbox = yield* Outbox
+      const eventId = Effect.map(ids.uuid, freshEventId)
+      const find = (tenant: Tenant, id: string) => findOr404("import job", id, (id) => repo.findJob(tenant, id))
+      const get = (tenant: Tenant, id: string) => Effect.flatMap(find(tenant, id), (job) => settle(tenant, job))
+      const noProgress: OnProgress = () => Effect.void
+
+      /** Stores the job with `updated_at` now: the heartbeat a parse keeps up (see `settle`). */
+      const save = (tenant: Tenant, job: ImportJob) =>
+        Effect.gen(function*() {
+          const saved: ImportJob = { ...job, updated_at: yield* nowIso }
+          yield* repo.updateJob(tenant, saved)
+          return saved
+        })
+
+      /**
+       * A job still `parsing` with no progress for PARSE_LEASE_MS lost the
+       * process reading its file (killed, crashed, restarted): it is marked
+       * `failed` (code `interrupted`) when next read, so it never stays
+       * `parsing` forever. Decided: docs/decisions.md, "Imports".
+       */
+      const settle = (tenant: Tenant, job: ImportJob) =>
+        Effect.gen(function*() {
+          if (job.status !== "parsing") return job
+          const now = yield* Clock.currentTimeMillis
+          if (now - Date.parse(job.updated_at) <= PARSE_LEASE_MS) return job
+          return yield* fail(tenant, job, new ImportFileError({
+            code: "interrupted",
+            message: `Reading the file stopped: the job made no progress for ${PARSE_LEASE_MS / 60_000} minutes ` +
+              `(the process reading it ended). Upload the file again.`
+          }))
+        })
+
+      const fail = (tenant: Tenant, job: ImportJob, error: ImportFileError) =>
+        Effect.gen(function*() {
+          const failed: ImportJob = {
+            ...job,
+            status: "failed",
+            failure: { code: error.code, message: error.message },
+            finished_at: yield* nowIso
+          }
+          return yield* save(tenant, failed)
+        })
+
+      const parse = (tenant: Tenant, initial: ImportJob, file: CsvFile, mapping: Readonly<Record<string, string>>, onProgress: OnProgress) =>
+        Effect.gen(function*() {
+          const spec = entitySpecs[initial.entity]
+          let job: ImportJob = { ...initial, encoding: file.encoding, delimiter: file.delimiter }
+          let header: ReadonlyArray<string> | undefined
+          let columns: ReturnType<typeof resolveColumns> | undefined
+          let rows = 0
+          let issueSeq = 0
+          const seen = new Map<string, number>()
+          const preview = {
+            news: 0, updates: 0, skips: 0, errors: 0,
+            samples: { news: [] as Array<ImportSample>, updates: [] as Array<ImportSample>, skips: [] as Array<ImportSample>, errors: [] as Array<ImportIssue> }
+          }
+          const erroredRows = new Set<number>()
+
+          const handleBatch = (batch: ReadonlyArray<CsvRecord>) =>
+            Effect.gen(function*() {
+              const issues: Array<ImportIssue> = []
+              const valid: Array<StagedRow> = []
+              for (const record of batch) {
+                if (header === undefined) {
+                  header = record.fields
+                  columns = resolveColumns(job.entity, job.preset, header, mapping)
+                  if (!columns.ok) return yield* new ImportFileError({ code: columns.code, message: columns.message })
+                  job = { ...job, columns: columns.columns.names }
+                  continue
+                }
+                if (columns === undefined || !columns.ok) continue
+                rows++
+                if (rows > MAX_IMPORT_ROWS) {
+                  return yield* new ImportFileError({ code: "too_many_rows", message: `The file has more than ${MAX_IMPORT_ROWS} rows` })
+                }
+                const raw = rowTexts(columns.columns, header.length, record.fields)
+                if (typeof raw === "string") {
+                  issues.push({ row: rows, column: null, message: `Row ${rows} (line ${record.line}) ${raw}` })
+                  continue
+                }
+                if (Object.values(raw).every((v) => v === "")) {
+                  issues.push({ row: rows, column: null, message: "is empty" })
+                  continue
+                }
+                const converted = spec.convert(raw)
+                if (converted.issues.length > 0) {
+                  for (const i of converted.issues) {
+                    issues.push({ row: rows, column: columns.columns.names[i.column] ?? i.column, message: i.message })
+                  }
+                  continue
+                }
+                if (converted.key !== null) {
+                  const first = seen.get(converted.key)
+                  if (first !== undefined) {
+                    issues.push({
+                      row: rows,
+                      column: columns.columns.names[spec.keyField] ?? spec.keyField,
+                      message: `repeats the ${spec.keyField} of row ${first}`
+                    })
+                    continue
+                  }
+                  seen.set(converted.key, rows)
+                }
+                valid.push({ row: rows, key: converted.key, fields: converted.fields })
+              }
+              // The database work of this batch runs while the next one is read and checked.
+              if (pending !== undefined) yield* Fiber.join(pending)
+              pending = yield* Effect.forkChild(store(valid, issues, rows))
+            })
+
+          /** Matches a batch's valid rows against the records that exist, stages them and its errors, and reports progress. */
+          const store = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, rowsSoFar: number) =>
+            Effect.gen(function*() {
+              const keys = valid.flatMap((r) => r.key === null ? [] : [r.key])
+              const existing = new Map<string, TargetRecord>()
+              for (const r of yield* repo.findTargets(tenant, job.entity, keys)) {
+                const key = keyOfRecord(job.entity, r)
+                if (key !== null) existing.set(key, r)
+              }
+              for (const row of valid) {
+                const current = row.key === null ? undefined : existing.get(row.key)
+                const kind = current === undefined ? "news" : changedFields(current, row.fields).length === 0 ? "skips" : "updates"
+                preview[kind]++
+                if (preview.samples[kind].length < SAMPLE_SIZE) preview.samples[kind].push(sample(row))
+              }
+              for (const i of issues) {
+                if (i.row !== null) erroredRows.add(i.row)
+                if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(i)
+              }
+              preview.errors = erroredRows.size
+              yield* repo.stageRows(tenant, job.id, valid)
+              yield* repo.addIssues(tenant, job.id, issueSeq, issues)
+              issueSeq += issues.length
+              // Only a parse that stalled past half the lease can have been marked failed meanwhile; it stays failed.
+              if ((yield* Clock.currentTimeMillis) - Date.parse(job.updated_at) > PARSE_LEASE_MS / 2) {
+                const stored = yield* repo.findJob(tenant, job.id)
+                if (stored._tag === "Some" && stored.value.status !== "parsing") {
+                  return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
+                }
+              }
+              job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
+              yield* onProgress(rowsSoFar)
+            })
+
+          let pending: Fiber.Fiber<void, ImportFileError> | undefined
+          yield* file.records.pipe(
+            Stream.rechunk(BATCH),
+            Stream.runForEachArray((chunk) => handleBatch(chunk))
+          )
+          if (pending !== undefined) yield* Fiber.join(pending)
+          if (header === undefined) {
+            return yield* new ImportFileError({ code: "empty_file", message: "The file is empty: it has no header row" })
+          }
+          if (rows === 0) {
+            return yield* new ImportFileError({ code: "no_rows", message: "The file has a header but no data rows" })
+          }
+          const ready: ImportJob = {
+            ...job,
+            status: "ready",
+            total_rows: rows,
+            processed_rows: rows,
+            error_count: preview.errors,
+            preview: { ...preview, samples: { ...preview.samples } },
+            finished_at: yield* nowIso
+          }
+          return yield* save(tenant, ready)
+        })
+
+      const targetRecord = (entity: ImportEntity, fields: RowFields, id: string, now: string): TargetRecord => ({
+        ...defaults[entity],
+        ...fields,
+        id,
+        created_at: now,
+        updated_at: now
+      })
+
+      const publishVehicle = (tenant: Tenant, type: "fleet_vehicle.created" | "fleet_vehicle.deleted", r: TargetRecord) =>
+        Effect.flatMap(eventId, (id) => outbox.publish(tenant, event(type, id, { id: r.id, plate: String(r.plate) })))
+
+      return Imports.of({
+        create: Effect.fn("Imports.create")(function*(tenant, input, file, onProgress) {
+          const preset = input.preset ?? "generic"
+          if (preset !== "generic" && presets[preset].entity !== input.entity) {
+            return yield* ValidationFailed.field("preset", `the ${preset} preset reads ${presets[preset].entity}, not ${input.entity}`)
+          }
+          const now = yield* nowIso
+          const job: ImportJob = {
+            id: ImportJobId.make(yield* ids.uuid),
+            entity: input.entity,
+            preset,
+            filename: input.filename ?? "upload.csv",
+            source: input.source,
+            status: "parsing",
+            encoding: null,
+            delimiter: null,
+            mapping: { ...input.mapping },
+            columns: {},
+            total_rows: 0,
+            processed_rows: 0,
+            imported_count: 0,
+            updated_count: 0,
+            skipped_count: 0,
+            error_count: 0,
+            preview: emptyPreview,
+            failure: null,
+            applied_at: null,
+            reverted_at: null,
+            created_at: now,
+            updated_at: now,
+            finished_at: null
+          }
+          yield* repo.insertJob(tenant, job)
+          return yield* Effect.flatMap(file, (opened) => parse(tenant, job, opened, input.mapping ?? {}, onProgress ?? noProgress)).pipe(
+            Effect.catchTag("ImportFileError", (error) =>
+              Effect.flatMap(repo.findJob(tenant, job.id), (stored) =>
+                fail(tenant, stored._tag === "Some" ? stored.value : job, error)))
+          )
+        }),
+        get,
+        list: (tenant, page) =>
+          Effect.flatMap(repo.listJobs(tenant, page), (result) =>
+            Effect.map(Effect.forEach(result.items, (job) => settle(tenant, job)), (items) => ({ ...result, items }))),
+        errors: (tenant, id) => Effect.flatMap(get(tenant, id), (job) => repo.issues(tenant, job.id)),
+        apply: Effect.fn("Imports.apply")(function*(tenant, id, onProgress) {
+          const progress = onProgress ?? noProgress
+          const before = yield* get(tenant, id)
+          if (before.status !== "ready" && before.status !== "running") {
+            return yield* new InvalidTransition({ resource: "import job", from: before.status, to: "running" })
+          }
+          // Visible while the apply runs; a process killed mid-apply leaves the job running with nothing written, and it can be applied again.
+          if (before.status === "ready") yield* save(tenant, { ...before, status: "running", processed_rows: 0 })
+          const applied = tx.withTransaction(Effect.gen(function*() {
+            const job = yield* findOr404("import job", id, (id) => repo.findJob(tenant, id, { forUpdate: true }))
+            if (job.status !== "ready" && job.status !== "running") {
+              return yield* new InvalidTransition({ resource: "import job", from: job.status, to: "running" })
+            }
+            const now = yield* nowIso
+            let after = 0
+            let created = 0
+            let updated = 0
+            let skipped = 0
+            while (true) {
+              const rows = yield* repo.stagedRows(tenant, job.id, after, BATCH)
+              if (rows.length === 0) break
+              after = rows[rows.length - 1]!.row
+              const existing = new Map<string, TargetRecord>()
+              for (const r of yield* repo.findTargets(tenant, job.entity, rows.flatMap((r) => r.key === null ? [] : [r.key]))) {
+                const key = keyOfRecord(job.entity, r)
+                if (key !== null) existing.set(key, r)
+              }
+              const creates: Array<TargetRecord> = []
+              const changes: Array<ImportChange> = []
+              for (const row of rows) {
+                const current = row.key === null ? undefined : existing.get(row.key)
+                if (current === undefined) {
+                  const record = targetRecord(job.entity, row.fields, yield* ids.uuid, now)
+                  creates.push(record)
+                  changes.push({ target_id: record.id, action: "created", before: null, written_updated_at: now })
+                  continue
+                }
+                const changed = changedFields(current, row.fields)
+                if (changed.length === 0) {
+                  skipped++
+                  continue
+                }
+                const next: TargetRecord = { ...current, ...row.fields, updated_at: now }
+                yield* repo.updateTarget(tenant, job.entity, next)
+                changes.push({ target_id: current.id, action: "updated", before: current, written_updated_at: now })
+                updated++
+                if (job.entity === "fleet_vehicles") {
+                  yield* outbox.publish(
+                    tenant,
+                    event("fleet_vehicle.updated", yield* eventId, { id: current.id, plate: String(next.plate), changed_fields: changed })
+                  )
+                }
+              }
+              yield* repo.insertTargets(tenant, job.entity, creates)
+              if (job.entity === "fleet_vehicles") yield* Effect.forEach(creates, (r) => publishVehicle(tenant, "fleet_vehicle.created", r))
+              created += creates.length
+              yield* repo.recordChanges(tenant, job.id, changes)
+              yield* progress(created + updated + skipped)
+            }
+            const done: ImportJob = {
+              ...job,
+              status: "completed",
+              processed_rows: created + updated + skipped,
+              imported_count: created,
+              updated_count: updated,
+              skipped_count: skipped,
+              applied_at: now,
+              finished_at: yield* nowIso
+            }
+            return yield* save(tenant, done)
+          }))
+          return yield* applied.pipe(
+            // A refused or failed apply (rolled back) leaves the job as it was, ready to be applied again.
+            Effect.onError(() =>
+              Effect.flatMap(repo.findJob(tenant, id), (stored) =>
+                stored._tag === "Some" && stored.value.status === "running"
+                  ? save(tenant, { ...stored.value, status: "ready" })
+                  : Effect.void)
+            )
+          )
+        }),
+        revert: Effect.fn("Imports.revert")(function*(tenant, id) {
+          yield* get(tenant, id)
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const job = yield* findOr404("import job", id, (id) => repo.findJob(tenant, id, { forUpdate: true }))
+            if (job.status !== "completed") {
+              return yield* new InvalidTransition({ resource: "import job", from: job.status, to: "reverted" })
+            }
+            const changes = yield* repo.changes(tenant, job.id)
+            const current = new Map<string, TargetRecord>()
+            for (let i = 0; i < changes.length; i += BATCH) {
+              const locked = yield* repo.lockTargets(tenant, job.entity, changes.slice(i, i + BATCH).map((c) => c.target_id))
+              for (const r of locked) current.set(r.id, r)
+            }
+            const changedSince = changes.filter((c) => current.get(c.target_id)?.updated_at !== c.written_updated_at)
+            if (changedSince.length > 0) {
+              const named = changedSince.slice(0, 5).map((c) => c.target_id).join(", ")
+              return yield* new Conflict({
+                reason: `${changedSince.length} record${changedSince.length === 1 ? "" : "s"} of ${job.entity} changed or went ` +
+                  `since the import was applied (${named}${changedSince.length > 5 ? ", …" : ""}); the revert would lose those changes`
+              })
+            }
+            const createdIds = changes.filter((c) => c.action === "created").map((c) => c.target_id)
+            for (let i = 0; i < createdIds.length; i += BATCH) {
+              yield* repo.deleteTargets(tenant, job.entity, createdIds.slice(i, i + BATCH)).pipe(
+                // A created record that other records now refer to (a contact on an invoice) stays, and so does everything else.
+                Effect.mapError((e) =>
+                  new Conflict({
+                    reason: `The revert would delete ${job.entity} this import created that are now in use: ${e.reason}. ` +
+                      `Nothing was reverted.`
+                  })
+                )
+              )
+            }
+            for (const c of changes) {
+              if (c.action === "updated" && c.before !== null) yield* repo.updateTarget(tenant, job.entity, c.before)
+              if (job.entity === "fleet_vehicles" && c.action === "created") {
+                yield* publishVehicle(tenant, "fleet_vehicle.deleted", current.get(c.target_id)!)
+              }
+            }
+            const reverted: ImportJob = { ...job, status: "reverted", reverted_at: yield* nowIso }
+            return yield* save(tenant, reverted)
+          }))
+        })
+      })
+    })
+  )
+}
