@@ -1,4 +1,4 @@
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
 import type { SqlClient, SqlError, Statement } from "effect/sql"
 import { assemblePage, type CountedTotal, EXACT_TOTAL_LIMIT, type Page, type PageRequest } from "./pagination.ts"
 import { orDie } from "./sql.ts"
@@ -263,22 +263,48 @@ export const keysetPage = <A extends RowKeys>(
   )
 }
 
+/**
+ * Lists found longer than `EXACT_TOTAL_LIMIT`, by their query, with the
+ * estimate and when it was made: for a minute such a list is not counted
+ * again (its total is an estimate either way). Bounded; the oldest go first.
+ */
+const estimates = new Map<string, { readonly total: number; readonly at: number }>()
+const ESTIMATE_TTL_MS = 60_000
+const ESTIMATES_KEPT = 1_000
+
 /** Counts a list's rows up to `EXACT_TOTAL_LIMIT`; above it, asks the planner. */
 const countList = (
   sql: SqlClient.SqlClient,
   name: Statement.Identifier,
   where: Statement.Fragment
-): Effect.Effect<CountedTotal> =>
-  orDie(sql<{ readonly n: number }>`SELECT count(*)::int AS n
-    FROM (SELECT 1 FROM ${name} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS capped`).pipe(
-    Effect.flatMap((rows): Effect.Effect<CountedTotal> => {
-      const n = rows[0]?.n ?? 0
-      if (n <= EXACT_TOTAL_LIMIT) return Effect.succeed({ total: n, estimated: false })
-      return orDie(sql<{ readonly "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${name} WHERE ${where}`).pipe(
-        Effect.map((plan) => ({ total: Math.max(EXACT_TOTAL_LIMIT + 1, plannedRows(plan[0]?.["QUERY PLAN"])), estimated: true }))
-      )
-    })
-  )
+): Effect.Effect<CountedTotal> => {
+  const count = sql<{ readonly n: number }>`SELECT count(*)::int AS n
+    FROM (SELECT 1 FROM ${name} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS capped`
+  const [text, params] = count.compile()
+  const key = `${text}\u0000${JSON.stringify(params)}`
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const known = estimates.get(key)
+    if (known !== undefined && now - known.at < ESTIMATE_TTL_MS) return Effect.succeed({ total: known.total, estimated: true })
+    return orDie(count).pipe(
+      Effect.flatMap((rows): Effect.Effect<CountedTotal> => {
+        const n = rows[0]?.n ?? 0
+        if (n <= EXACT_TOTAL_LIMIT) {
+          estimates.delete(key)
+          return Effect.succeed({ total: n, estimated: false })
+        }
+        return orDie(sql<{ readonly "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${name} WHERE ${where}`).pipe(
+          Effect.map((plan) => {
+            const total = Math.max(EXACT_TOTAL_LIMIT + 1, plannedRows(plan[0]?.["QUERY PLAN"]))
+            estimates.delete(key)
+            estimates.set(key, { total, at: now })
+            if (estimates.size > ESTIMATES_KEPT) estimates.delete(estimates.keys().next().value!)
+            return { total, estimated: true }
+          })
+        )
+      })
+    )
+  })
+}
 
 /** The row estimate at the top of an `EXPLAIN (FORMAT JSON)` plan (0 when unreadable). */
 const plannedRows = (plan: unknown): number => {
