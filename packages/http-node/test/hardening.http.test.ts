@@ -112,5 +112,60 @@ for (const db of testDatabases()) {
       const voided = await call(server, "POST", `/v1/invoices/${invoice.json.data.id}/void`, { token: f.tokens.api })
       expect(voided.status).toBe(200)
     })
+
+    it("dates and instants at the edges of the one range are 400 outside it and work inside it, never a 500", async () => {
+      const route = (route_date: string) =>
+        call(server, "POST", "/v1/delivery-routes", {
+          token: f.tokens.api,
+          body: { name: "Edge", route_date, start_latitude: 44.4, start_longitude: 26.1 }
+        })
+      for (const outside of ["9999-12-31T23:00:00-05:00", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00+01:00", "9999-12-31T12:00:00Z"]) {
+        const res = await route(outside)
+        expectRefusal(res, 400, "validation_failed")
+        expect(res.json.error.details[0].field).toBe("route_date")
+      }
+      for (const inside of ["0001-01-02T00:00:00Z", "9999-12-30T23:59:59.999Z"]) {
+        const res = await route(inside)
+        expect([res.status, res.json.data.route_date]).toEqual([201, new Date(inside).toISOString()])
+      }
+      // A UTC organization: the last day of the range is a filter, not an instant past the range.
+      const last = await call(server, "GET", "/v1/delivery-routes?date_from=0001-01-01&date_to=9999-12-31&perPage=100", { token: f.tokens.api })
+      expect(last.status).toBe(200)
+      expect(last.json.data.map((r: { route_date: string }) => r.route_date)).toEqual(
+        expect.arrayContaining(["0001-01-02T00:00:00.000Z", "9999-12-30T23:59:59.999Z"])
+      )
+      const onlyLast = await call(server, "GET", "/v1/delivery-routes?date_from=9999-12-30", { token: f.tokens.api })
+      expect(onlyLast.json.data.map((r: { route_date: string }) => r.route_date)).toEqual(["9999-12-30T23:59:59.999Z"])
+      for (const date of ["0000-12-31", "10000-01-01", "+10000-01-01"]) {
+        const res = await call(server, "GET", `/v1/delivery-routes?date_to=${date}`, { token: f.tokens.api })
+        expectRefusal(res, 400, "validation_failed")
+      }
+    })
+
+    it("a monthly obligation due in the last month of the range completes without a next one past it", async () => {
+      const contract = await call(server, "POST", "/v1/contracts", { token: f.tokens.api, body: { name: "Edge contract" } })
+      const made = await call(server, "POST", "/v1/contract-obligations", {
+        token: f.tokens.api,
+        body: { contract_id: contract.json.data.id, title: "Last", type: "report", due_date: "9999-12-15", recurrence: "monthly" }
+      })
+      expect(made.status).toBe(201)
+      const done = await call(server, "POST", `/v1/contract-obligations/${made.json.data.id}/complete`, {
+        token: f.tokens.api,
+        body: { evidence_note: "Done" }
+      })
+      expect([done.status, done.json.data.status, done.json.data.next_obligation_id]).toEqual([200, "completed", null])
+      const list = await call(server, "GET", `/v1/contract-obligations?contract_id=${contract.json.data.id}`, { token: f.tokens.api })
+      expect(list.json.data.map((o: { due_date: string }) => o.due_date)).toEqual(["9999-12-15"])
+      // One month earlier still has its successor, the last month of the range.
+      const earlier = await call(server, "POST", "/v1/contract-obligations", {
+        token: f.tokens.api,
+        body: { contract_id: contract.json.data.id, title: "Before", type: "report", due_date: "9999-11-15", recurrence: "monthly" }
+      })
+      const next = await call(server, "POST", `/v1/contract-obligations/${earlier.json.data.id}/complete`, {
+        token: f.tokens.api,
+        body: { evidence_note: "Done" }
+      })
+      expect(next.json.data.next_obligation_id).toEqual(expect.any(String))
+    })
   })
 }

@@ -2,13 +2,13 @@ import { ByteSize, Cause, Clock, Effect } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
-import { Secrets } from "@opsplatform/core"
+import { Limits, Secrets } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { defaultCode } from "../api/errors.ts"
 import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
 
-/** Largest request body the API reads. */
-export const MAX_BODY_BYTES = 1024 * 1024
+/** Largest request body the API reads (docs/decisions.md, "Limits and ranges"). */
+export const MAX_BODY_BYTES = Limits.MAX_BODY_BYTES
 
 
 const envelope = (status: number, requestId: string, message: string, code = defaultCode(status)) =>
