@@ -43,6 +43,28 @@ export const unstorableString = (value: unknown, path = "body"): { readonly fiel
   return undefined
 }
 
+/**
+ * How deep arrays and objects nest in a JSON text, counted without parsing it
+ * (brackets inside strings do not count), stopping once past `limit`: a body
+ * nested deeper than MAX_JSON_DEPTH is refused before any recursive walk over
+ * it could exhaust the stack.
+ */
+export const jsonDepthExceeds = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
 const methodWithBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
@@ -63,6 +85,13 @@ const refuseEarly = (request: HttpServerRequest.HttpServerRequest, requestId: st
   if (!methodWithBody(request.method) || !type.startsWith("application/json")) return Effect.succeed(undefined)
   return request.text.pipe(
     Effect.map((text) => {
+      if (jsonDepthExceeds(text, Limits.MAX_JSON_DEPTH)) {
+        const issue = `must not nest arrays and objects more than ${Limits.MAX_JSON_DEPTH} levels deep`
+        return HttpServerResponse.jsonUnsafe({
+          data: null,
+          error: { code: "validation_failed", message: `Invalid body: ${issue}`, details: [{ field: "body", issue }], requestId }
+        }, { status: 400 })
+      }
       let parsed: unknown
       try {
         parsed = JSON.parse(text)
