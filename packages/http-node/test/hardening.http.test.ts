@@ -167,5 +167,21 @@ for (const db of testDatabases()) {
       })
       expect(next.json.data.next_obligation_id).toEqual(expect.any(String))
     })
+
+    it("a body nested deeper than the limit is 400 naming the body, where the walk over it exhausted the stack", async () => {
+      for (const rawBody of ["[".repeat(100_000) + "]".repeat(100_000), `{"name":${"[".repeat(65)}${"]".repeat(65)}}`]) {
+        const res = await call(server, "POST", "/v1/locations", { token: f.tokens.api, rawBody })
+        expectRefusal(res, 400, "validation_failed")
+        expect(res.json.error.details).toEqual([{ field: "body", issue: "must not nest arrays and objects more than 64 levels deep" }])
+      }
+      // Brackets inside strings are text, not nesting.
+      const text = await call(server, "POST", "/v1/locations", { token: f.tokens.api, body: { name: "[".repeat(200) } })
+      expect(text.status).toBe(201)
+    })
+
+    it("a request line or headers too large for Node's parser is 431 in the envelope with X-Request-Id", async () => {
+      const res = await call(server, "GET", `/v1/locations?${"q".repeat(20_000)}=1`, { token: f.tokens.api })
+      expectRefusal(res, 431, "request_header_fields_too_large")
+    })
   })
 }
