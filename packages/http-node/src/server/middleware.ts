@@ -201,6 +201,7 @@ export const apiMiddleware = <E, R>(
       // An early refusal never reaches the router, so it is finished (request id, envelope) here.
       (refused): Effect.Effect<Response, E, R> => refused === undefined ? app : Effect.succeed(finish(refused))
     ).pipe(
+
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
