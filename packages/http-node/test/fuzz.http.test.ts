@@ -1,4 +1,5 @@
 import fc from "fast-check"
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "@opsplatform/core"
 import { type Fixture, makeFixture } from "@opsplatform/testing"
@@ -86,6 +87,25 @@ const describeSent = (sent: Sent) => {
     : ` <${sent.body.length} raw bytes>`
   return `${sent.method} ${sent.path.length > 300 ? `${sent.path.slice(0, 300)}…` : sent.path}${body}`
 }
+
+describe("the limits the fuzz suite aims at", () => {
+  it("are the ones the table in docs/decisions.md states", () => {
+    const table = fs.readFileSync(new URL("../../../docs/decisions.md", import.meta.url), "utf8")
+    const section = table.slice(table.indexOf("## Limits and ranges"))
+    for (const figure of [
+      `\`${Limits.DATE_MIN}\` … \`${Limits.DATE_MAX}\``,
+      `\`${Limits.INSTANT_MIN}\` … \`${Limits.INSTANT_MAX}\``,
+      `${Limits.MAX_BODY_BYTES / 1024 / 1024} MiB`,
+      `${Limits.MAX_JSON_DEPTH} levels`,
+      `1 … ${Limits.MAX_PER_PAGE}`,
+      `1 … ${Limits.MAX_PAGE.toLocaleString("en").replace(/,/g, " ")}`,
+      `${Limits.MAX_AMOUNT_INTEGER_DIGITS} integer digits`,
+      `${Limits.MAX_EVENT_PAYLOAD_BYTES / 1024} KiB`
+    ]) {
+      expect(section).toContain(figure)
+    }
+  })
+})
 
 for (const db of testDatabases()) {
   describe(`fuzzing every operation of the served OpenAPI document (${db.name}, seed ${SEED}, ${RUNS} runs each)`, () => {

@@ -35,7 +35,7 @@ export const MAX_JSON_DEPTH = 64
 export const MAX_PER_PAGE = 100
 export const MAX_PAGE = 1_000_000
 
-/** Decimal amounts ("1234.50"): at most 12 integer digits, exactly two decimals. */
+/** Amounts ("1234.50"): at most 12 integer digits, so minor units stay far inside 2^53 (money.ts). */
 export const MAX_AMOUNT_INTEGER_DIGITS = 12
 
 /** Event payloads: at most 256 KiB (a webhook body). */
