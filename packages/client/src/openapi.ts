@@ -1557,7 +1557,7 @@ export interface components {
             amount: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             booking_date: string;
             counterparty_iban: string | null;
@@ -1583,7 +1583,7 @@ export interface components {
             amount: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             booking_date: string;
             counterparty_iban?: string | null;
@@ -1698,7 +1698,7 @@ export interface components {
             description: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date: string;
             escalated_at: string | null;
@@ -1738,7 +1738,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date: string;
             evidence_document_id?: string | null;
@@ -1760,7 +1760,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date?: string;
             evidence_document_id?: string | null;
@@ -1876,7 +1876,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date: string;
             /** Format: uuid */
@@ -1893,7 +1893,7 @@ export interface components {
             court?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date: string;
             notes?: string | null;
@@ -1906,7 +1906,7 @@ export interface components {
             court?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date?: string;
             notes?: string | null;
@@ -1990,6 +1990,10 @@ export interface components {
             name: string;
             notes?: string | null;
             round_trip?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
+             */
             route_date: string;
             start_address?: components["schemas"]["AddressInput"] | null;
             start_latitude?: number | ("Infinity" | "-Infinity" | "NaN") | null;
@@ -2052,6 +2056,10 @@ export interface components {
             name?: string;
             notes?: string | null;
             round_trip?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
+             */
             route_date?: string;
             start_address?: components["schemas"]["AddressInput"] | null;
             start_latitude?: number | ("Infinity" | "-Infinity" | "NaN") | null;
@@ -2207,7 +2215,7 @@ export interface components {
             description: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date: string;
             /** Format: uuid */
@@ -2230,7 +2238,7 @@ export interface components {
             description: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date: string;
             location_id?: string | null;
@@ -2249,7 +2257,7 @@ export interface components {
             description?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date?: string;
             location_id?: string | null;
@@ -2288,7 +2296,7 @@ export interface components {
             changes: {
                 /**
                  * Format: date
-                 * @description A date, YYYY-MM-DD
+                 * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
                  */
                 effective_date?: string;
                 /** @enum {string} */
@@ -2296,7 +2304,7 @@ export interface components {
             }[];
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             checked_on: string;
             /** Format: uuid */
@@ -2545,13 +2553,13 @@ export interface components {
         InvoiceIssue: {
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date?: string;
             exchange_rate_ron?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             issue_date?: string;
             /** @example FCT */
@@ -2597,7 +2605,7 @@ export interface components {
             method?: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date?: string;
             reference?: string;
@@ -2619,7 +2627,7 @@ export interface components {
             method: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date: string;
             reference: string;
@@ -2637,7 +2645,7 @@ export interface components {
             method: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date: string;
             reference?: string;
@@ -2678,7 +2686,7 @@ export interface components {
             reference: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             refund_date: string;
         };
@@ -2693,7 +2701,7 @@ export interface components {
             reference?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             refund_date: string;
         };
@@ -3081,7 +3089,7 @@ export interface components {
             quantity: number;
             /**
              * Format: date-time
-             * @description ISO 8601 date-time with an offset
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
              */
             timestamp?: string;
         };
