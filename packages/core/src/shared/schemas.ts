@@ -105,9 +105,9 @@ export const Text = (max: number) => Schema.String.check(isMaxChars(max))
 export const Thousandths = (maximum: number) =>
   Schema.Number.check(
     Schema.isBetween({ minimum: 0, maximum }),
-    Schema.makeFilter((n: number) =>
-      Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6 || "must have at most three decimals"
-    )
+    // Exactly a number of thousandths (what a decimal with at most three places parses to), so the
+    // stored numeric(…, 3) is the value sent: 7e-12 or 0.1 + 0.2 are refused, not rounded to 0 or 0.3.
+    Schema.makeFilter((n: number) => Math.round(n * 1000) / 1000 === n || "must have at most three decimals")
   )
 
 export const NonBlankString = (max: number) =>
