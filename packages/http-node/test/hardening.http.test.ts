@@ -183,5 +183,27 @@ for (const db of testDatabases()) {
       const res = await call(server, "GET", `/v1/locations?${"q".repeat(20_000)}=1`, { token: f.tokens.api })
       expectRefusal(res, 431, "request_header_fields_too_large")
     })
+
+    it("a number of three decimals at most is exactly that: what numeric(…, 3) would round is 400, not a 500 or another value", async () => {
+      for (const body of [
+        { plate: "B 201 HRD", fuel_type: "diesel", fuel_consumption_l_per_100km: 7.018543298670652e-12 },
+        { plate: "B 202 HRD", fuel_type: "diesel", capacity_kg: 5e-323 }
+      ]) {
+        const res = await call(server, "POST", "/v1/fleet-vehicles", { token: f.tokens.api, body })
+        expectRefusal(res, 400, "validation_failed")
+      }
+      const profile = await call(server, "PUT", "/v1/fleet-cost-profile", {
+        token: f.tokens.api,
+        body: { currency: "RON", fuel_consumption_l_per_100km: 0.1 + 0.2, fuel_price_per_litre_minor: 745, driver_cost_per_hour_minor: 4500 }
+      })
+      expectRefusal(profile, 400, "validation_failed")
+      const exact = await call(server, "POST", "/v1/fleet-vehicles", {
+        token: f.tokens.api,
+        body: { plate: "B 203 HRD", fuel_type: "diesel", capacity_kg: 1.005, fuel_consumption_l_per_100km: 0.3 }
+      })
+      expect([exact.status, exact.json.data.capacity_kg, exact.json.data.fuel_consumption_l_per_100km]).toEqual([201, 1.005, 0.3])
+      const read = await call(server, "GET", `/v1/fleet-vehicles/${exact.json.data.id}`, { token: f.tokens.api })
+      expect(read.json.data).toEqual(exact.json.data)
+    })
   })
 }
