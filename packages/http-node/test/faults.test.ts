@@ -1,8 +1,11 @@
 import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { assertBuilt, freePort, runCli, type Serving, startServe } from "./support/cli.ts"
 import { type PrivatePostgres, startPrivatePostgres } from "./support/privatePostgres.ts"
-import { type Receiver, startReceiver } from "./support/receiver.ts"
+import { type Receiver, receiverCertificateFile, startReceiver } from "./support/receiver.ts"
 
 /**
  * Faults a production server meets: its process killed mid-burst, and its
@@ -54,6 +57,63 @@ const listAll = async (url: string, token: string): Promise<Array<any>> => {
 const psql = (url: string, statement: string): string =>
   execFileSync("psql", [url, "-At", "-c", statement], { encoding: "utf8" }).trim()
 
+/**
+ * Sends waves of concurrent vehicle creates to `victim` and SIGKILLs it while
+ * requests are in flight; restarts with `restart`, then checks every
+ * acknowledged vehicle is stored and every stored one's event reaches
+ * `receiver` (which verifies each signature with standardwebhooks). Returns
+ * the stored vehicles.
+ */
+const killDuringBurst = async (
+  victim: Serving,
+  restart: () => Promise<Serving>,
+  token: string,
+  receiver: Receiver,
+  label: string
+): Promise<Array<any>> => {
+  const acknowledged = new Map<string, string>()
+  const answered: Array<number> = []
+  let sent = 0
+  let killed = false
+  const burst = (async () => {
+    for (let wave = 0; wave < 60 && !killed; wave++) {
+      await Promise.all(Array.from({ length: 20 }, async () => {
+        const i = sent++
+        try {
+          const res = await request(`${victim.url}/v1/fleet-vehicles`, "POST", token, { plate: plate(i), fuel_type: "diesel" })
+          answered.push(res.status)
+          if (res.status === 201) acknowledged.set(res.json.data.id, res.json.data.plate)
+        } catch {
+          // the connection died with the process: not acknowledged
+        }
+      }))
+    }
+  })()
+  // Kill once a good part of the burst is acknowledged, in the middle of a wave.
+  while (acknowledged.size < 90) await new Promise((r) => setTimeout(r, 2))
+  victim.child.kill("SIGKILL")
+  killed = true
+  await burst
+  await victim.exited
+  expect(victim.child.signalCode).toBe("SIGKILL")
+  expect(answered.every((s) => s === 201)).toBe(true)
+
+  const restarted = await restart()
+  const stored = await listAll(`${restarted.url}/v1/fleet-vehicles`, token)
+  const storedIds = new Set(stored.map((v) => v.id))
+  expect([...acknowledged.keys()].filter((id) => !storedIds.has(id))).toEqual([])
+  const deliveredIds = () => new Set(receiver.received.map((r) => JSON.parse(r.body).data.id as string))
+  await receiver.until(() => stored.every((v) => deliveredIds().has(v.id)), 60_000)
+  // No event of a vehicle that is not stored, and none that fails verification.
+  expect([...deliveredIds()].filter((id) => !storedIds.has(id))).toEqual([])
+  expect(receiver.rejected).toEqual([])
+  console.info(
+    `faults (${label}): ${sent} writes sent, ${acknowledged.size} acknowledged before SIGKILL, ${stored.length} stored, ` +
+      `${receiver.received.length} deliveries received for ${deliveredIds().size} vehicles`
+  )
+  return stored
+}
+
 describe("faults: a server killed mid-burst, and its PostgreSQL stopped under load", () => {
   let pg: PrivatePostgres
   let receiver: Receiver
@@ -104,41 +164,7 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
   })
 
   it("SIGKILL during a burst of writes: after a restart every acknowledged write is there with its event delivered, nothing half-written", async () => {
-    const victim = servers[servers.length - 1]!
-    const acknowledged = new Map<string, string>()
-    const answered: Array<number> = []
-    let sent = 0
-    let killed = false
-    // Waves of ten concurrent creates until the process dies under them.
-    const burst = (async () => {
-      for (let wave = 0; wave < 60; wave++) {
-        await Promise.all(Array.from({ length: 20 }, async () => {
-          const i = sent++
-          try {
-            const res = await request(`${victim.url}/v1/fleet-vehicles`, "POST", token, { plate: plate(i), fuel_type: "diesel" })
-            answered.push(res.status)
-            if (res.status === 201) acknowledged.set(res.json.data.id, res.json.data.plate)
-          } catch {
-            // the connection died with the process: not acknowledged
-          }
-        }))
-        if (killed) return
-      }
-    })()
-    // Kill once a good part of the burst has been acknowledged, while requests are in flight.
-    while (acknowledged.size < 90) await new Promise((r) => setTimeout(r, 2))
-    victim.child.kill("SIGKILL")
-    killed = true
-    await burst
-    await victim.exited
-    expect(victim.child.signalCode).toBe("SIGKILL")
-    expect(answered.every((s) => s === 201)).toBe(true)
-
-    const restarted = await serve()
-    const stored = await listAll(`${restarted.url}/v1/fleet-vehicles`, token)
-    const storedIds = new Set(stored.map((v) => v.id))
-    // Every acknowledged write survived.
-    expect([...acknowledged.keys()].filter((id) => !storedIds.has(id))).toEqual([])
+    const stored = await killDuringBurst(servers[servers.length - 1]!, serve, token, receiver, "PostgreSQL")
     // Nothing half-written: each stored vehicle has exactly its one event in the outbox, and no event lacks its vehicle.
     const orphans = psql(
       pg.url,
@@ -149,15 +175,6 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
     expect(orphans).toBe("0")
     const events = psql(pg.url, `SELECT count(*) FROM outbox_events WHERE organization_id = '${orgId}' AND type = 'fleet_vehicle.created'`)
     expect(Number(events)).toBe(stored.length)
-
-    // Every stored vehicle's event reaches the receiver, signed so standardwebhooks verifies it (the receiver checks each).
-    const deliveredIds = () => new Set(receiver.received.map((r) => JSON.parse(r.body).data.id as string))
-    await receiver.until(() => stored.every((v) => deliveredIds().has(v.id)), 60_000)
-    expect(receiver.rejected).toEqual([])
-    console.info(
-      `faults: ${sent} writes sent, ${acknowledged.size} acknowledged before SIGKILL, ${stored.length} stored, ` +
-        `${receiver.received.length} deliveries received for ${deliveredIds().size} vehicles`
-    )
   }, 180_000)
 
   it("PostgreSQL stopped and started under load: /readyz goes false then true, requests answer 503 in the envelope meanwhile, the worker resumes", async () => {
@@ -216,4 +233,43 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
     await receiver.until((received) => received.some((r) => JSON.parse(r.body).data.id === after.json.data.id), 60_000)
     console.info(`faults: under an outage, ${JSON.stringify(Object.fromEntries(statuses))} (status: count)`)
   }, 180_000)
+})
+
+describe("faults: a server on the embedded database killed mid-burst", () => {
+  const servers: Array<Serving> = []
+  let dataDir: string
+  let receiver: Receiver
+
+  afterAll(async () => {
+    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL")
+    await receiver?.close()
+    if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("SIGKILL during a burst of writes: after a restart on the same data directory every acknowledged write and its event are there", async () => {
+    assertBuilt()
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-faults-"))
+    // A live key (the demo organization's), so the receiver speaks https with the test CA.
+    receiver = await startReceiver({ tls: true })
+    const env = {
+      ...workerEnv,
+      DATABASE_URL: "",
+      OPSPLATFORM_DATA_DIR: dataDir,
+      OPSPLATFORM_WEBHOOKS_CA_FILE: receiverCertificateFile
+    }
+    const serve = async () => {
+      const serving = await startServe(await freePort(), env)
+      servers.push(serving)
+      return serving
+    }
+    const first = await serve()
+    const token = json(first.stdout()).demo.api_key as string
+    const subscription = await request(`${first.url}/v1/webhooks`, "POST", token, {
+      url: receiver.url,
+      event_types: ["fleet_vehicle.created"]
+    })
+    expect(subscription.status).toBe(201)
+    receiver.secrets = [subscription.json.data.secret]
+    await killDuringBurst(first, serve, token, receiver, "embedded")
+  }, 240_000)
 })
