@@ -214,6 +214,13 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
     const duringOutage = await request(`${server.url}/v1/fleet-vehicles`, "POST", token, { plate: "B 999 OUT", fuel_type: "diesel" })
     expect([duringOutage.status, duringOutage.json?.error?.code]).toEqual([503, "unavailable"])
     expect(duringOutage.json.error.requestId).toBe(duringOutage.requestId)
+    // The OAuth token endpoint says so in RFC 6749's words.
+    const tokenDuringOutage = await fetch(`${server.url}/api/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials&client_id=app_missing&client_secret=x"
+    })
+    expect([tokenDuringOutage.status, (await tokenDuringOutage.json()).error]).toEqual([503, "temporarily_unavailable"])
     pg.start()
     await waitReady(200)
     // Requests succeed again on the same process, with no restart.

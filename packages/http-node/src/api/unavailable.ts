@@ -47,3 +47,23 @@ export const unavailableWhenDatabaseIs = <E, R>(
         )
       })
       : Effect.failCause(cause))
+
+/**
+ * The same for the OAuth endpoints, in their own error format: 503 with RFC
+ * 6749's `temporarily_unavailable` (and `Cache-Control: no-store`, as every
+ * token endpoint answer).
+ */
+export const oauthUnavailableWhenDatabaseIs = <E, R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.catchCause(effect, (cause) =>
+    databaseUnavailable(cause)
+      ? Effect.gen(function*() {
+        const requestId = yield* CurrentRequestId
+        yield* Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ requestId }))
+        return HttpServerResponse.jsonUnsafe(
+          { error: "temporarily_unavailable", error_description: "The database is unavailable for the moment; retry shortly" },
+          { status: 503, headers: { "retry-after": "1", "cache-control": "no-store" } }
+        )
+      })
+      : Effect.failCause(cause))
