@@ -1647,7 +1647,7 @@ export interface components {
             amount: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             booking_date: string;
             counterparty_iban: string | null;
@@ -1673,7 +1673,7 @@ export interface components {
             amount: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             booking_date: string;
             counterparty_iban?: string | null;
@@ -1788,7 +1788,7 @@ export interface components {
             description: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date: string;
             escalated_at: string | null;
@@ -1828,7 +1828,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date: string;
             evidence_document_id?: string | null;
@@ -1850,7 +1850,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date?: string;
             evidence_document_id?: string | null;
@@ -1966,7 +1966,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date: string;
             /** Format: uuid */
@@ -1983,7 +1983,7 @@ export interface components {
             court?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date: string;
             notes?: string | null;
@@ -1996,7 +1996,7 @@ export interface components {
             court?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             hearing_date?: string;
             notes?: string | null;
@@ -2080,6 +2080,10 @@ export interface components {
             name: string;
             notes?: string | null;
             round_trip?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
+             */
             route_date: string;
             start_address?: components["schemas"]["AddressInput"] | null;
             start_latitude?: number | ("Infinity" | "-Infinity" | "NaN") | null;
@@ -2142,6 +2146,10 @@ export interface components {
             name?: string;
             notes?: string | null;
             round_trip?: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
+             */
             route_date?: string;
             start_address?: components["schemas"]["AddressInput"] | null;
             start_latitude?: number | ("Infinity" | "-Infinity" | "NaN") | null;
@@ -2297,7 +2305,7 @@ export interface components {
             description: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date: string;
             /** Format: uuid */
@@ -2320,7 +2328,7 @@ export interface components {
             description: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date: string;
             location_id?: string | null;
@@ -2339,7 +2347,7 @@ export interface components {
             description?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             expense_date?: string;
             location_id?: string | null;
@@ -2378,7 +2386,7 @@ export interface components {
             changes: {
                 /**
                  * Format: date
-                 * @description A date, YYYY-MM-DD
+                 * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
                  */
                 effective_date?: string;
                 /** @enum {string} */
@@ -2386,7 +2394,7 @@ export interface components {
             }[];
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             checked_on: string;
             /** Format: uuid */
@@ -2707,13 +2715,13 @@ export interface components {
         InvoiceIssue: {
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             due_date?: string;
             exchange_rate_ron?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             issue_date?: string;
             /** @example FCT */
@@ -2759,7 +2767,7 @@ export interface components {
             method?: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date?: string;
             reference?: string;
@@ -2781,7 +2789,7 @@ export interface components {
             method: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date: string;
             reference: string;
@@ -2799,7 +2807,7 @@ export interface components {
             method: "BANK_TRANSFER" | "CARD" | "CASH" | "BILL_OF_EXCHANGE" | "OTHER";
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             payment_date: string;
             reference?: string;
@@ -2840,7 +2848,7 @@ export interface components {
             reference: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             refund_date: string;
         };
@@ -2855,7 +2863,7 @@ export interface components {
             reference?: string;
             /**
              * Format: date
-             * @description A date, YYYY-MM-DD
+             * @description A date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31
              */
             refund_date: string;
         };
@@ -3251,7 +3259,7 @@ export interface components {
             quantity: number;
             /**
              * Format: date-time
-             * @description ISO 8601 date-time with an offset
+             * @description ISO 8601 date-time with an offset, from 0001-01-02T00:00:00.000Z to 9999-12-30T23:59:59.999Z
              */
             timestamp?: string;
         };

@@ -5,6 +5,7 @@ import { orDie } from "../shared/sql.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { isoFromMillis } from "../shared/time.ts"
 import { deliveredData, type OutboxEvent } from "./catalog.ts"
+import { MAX_EVENT_PAYLOAD_BYTES } from "../shared/limits.ts"
 
 export type { OutboxEvent } from "./catalog.ts"
 
@@ -17,8 +18,8 @@ export interface StoredOutboxEvent extends OutboxEvent {
   readonly payload: string
 }
 
-/** Largest webhook body (DESIGN: payloads up to 256 KiB). */
-export const MAX_PAYLOAD_BYTES = 256 * 1024
+/** Largest webhook body (DESIGN: payloads up to 256 KiB; shared/limits.ts). */
+export const MAX_PAYLOAD_BYTES = MAX_EVENT_PAYLOAD_BYTES
 
 /**
  * The webhook body of an event: the envelope, with the organization added to

@@ -27,7 +27,11 @@ export class LocationRepo extends Context.Service<LocationRepo, TenantScoped<{
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<Location>>
   readonly list: (tenant: Tenant, filter: LocationFilter, page: PageRequest) => Effect.Effect<Page<Location>>
   readonly remove: (tenant: Tenant, id: string) => Effect.Effect<boolean>
-  /** Clears the primary flag of every location of the tenant except `exceptId`. */
+  /**
+   * Clears the primary flag of every location of the tenant except `exceptId`,
+   * after waiting for any other transaction of the tenant doing the same: the
+   * last one made primary wins instead of the others failing on the unique flag.
+   */
   readonly clearPrimary: (tenant: Tenant, exceptId: string, at: string) => Effect.Effect<void>
 }>>()("@opsplatform/core/locations/LocationRepo") {
   static readonly layerSql: Layer.Layer<LocationRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -48,8 +52,14 @@ export class LocationRepo extends Context.Service<LocationRepo, TenantScoped<{
           ], page),
         remove: (tenant, id) => Effect.map(locations.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
         clearPrimary: (tenant, exceptId, at) =>
-          orDie(sql`UPDATE locations SET is_primary = FALSE, updated_at = ${at}
-            WHERE ${locations.where(tenant, [sql`is_primary`, sql`id <> ${exceptId}`])}`).pipe(Effect.asVoid)
+          // A transaction-scoped lock per tenant; the UPDATE after it sees every primary committed meanwhile.
+          orDie(sql`SELECT pg_advisory_xact_lock(hashtextextended(${
+            `locations.primary:${tenant.organizationId}:${tenant.environment}`
+          }, 0))`).pipe(
+            Effect.andThen(orDie(sql`UPDATE locations SET is_primary = FALSE, updated_at = ${at}
+              WHERE ${locations.where(tenant, [sql`is_primary`, sql`id <> ${exceptId}`])}`)),
+            Effect.asVoid
+          )
       })
     })
   )

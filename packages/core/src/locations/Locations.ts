@@ -74,7 +74,8 @@ export class Locations extends Context.Service<Locations, {
               updated_at: now
             }
             yield* checkCoordinates(next)
-            if (next.is_primary && !current.is_primary) yield* repo.clearPrimary(tenant, id, now)
+            // Even when it was primary when read: another may have been made primary since (decisions: "Limits and ranges").
+            if (next.is_primary) yield* repo.clearPrimary(tenant, id, now)
             yield* repo.update(tenant, next)
             return next
           }))

@@ -1,3 +1,4 @@
+import { isDateInRange } from "../shared/limits.ts"
 import { transitionTable } from "../shared/transitions.ts"
 import { type NoticeKind, type ObligationBucket, ObligationStatus, type Recurrence } from "./model.ts"
 
@@ -96,9 +97,17 @@ export const addMonthsAnchored = (dueDate: string, months: number, anchorDay: nu
   return format(year, month, Math.min(anchorDay, daysInMonth(year, month)))
 }
 
-/** The next due date of a recurring obligation, or undefined when it does not recur. */
-export const nextDueDate = (dueDate: string, recurrence: Recurrence, anchorDay: number): string | undefined =>
-  recurrence === "none" ? undefined : addMonthsAnchored(dueDate, recurrenceMonths[recurrence], anchorDay)
+/**
+ * The next due date of a recurring obligation, or undefined when it does not
+ * recur — or when the next one would fall after DATE_MAX: a series ends at the
+ * end of the date range rather than making a date no field can hold
+ * (decided: docs/decisions.md, "Limits and ranges").
+ */
+export const nextDueDate = (dueDate: string, recurrence: Recurrence, anchorDay: number): string | undefined => {
+  if (recurrence === "none") return undefined
+  const next = addMonthsAnchored(dueDate, recurrenceMonths[recurrence], anchorDay)
+  return isDateInRange(next) ? next : undefined
+}
 
 // --- buckets and notices ---
 

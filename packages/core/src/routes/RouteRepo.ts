@@ -104,7 +104,13 @@ export class RouteRepo extends Context.Service<RouteRepo, TenantScoped<{
         insert: (tenant, route) => orDie(records.insert(tenant, route)),
         update: (tenant, route) => orDie(records.update(tenant, route)).pipe(Effect.asVoid),
         find: findWith(false),
-        lock: findWith(true),
+        // Locks the row first, then reads it with its stop count in a statement of its own: a
+        // count read by the locking statement would be as of before the wait, stale once a
+        // concurrent change of the route commits (two stops at one position).
+        lock: (tenant, id) =>
+          records.findById(tenant, id, { forUpdate: true }).pipe(
+            Effect.flatMap((locked) => Option.isNone(locked) ? Effect.succeedNone : findWith(false)(tenant, id))
+          ),
         list: (tenant, f, page) =>
           routes.page(tenant, [
             f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,

@@ -9,7 +9,7 @@ import { Ids, newId } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import { dayStart, nowIso } from "../shared/time.ts"
+import { dayRange, nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
 import { clearOptimization, recordOf, RouteAccess } from "./access.ts"
@@ -37,10 +37,6 @@ type Issue = { field: string; issue: string }
 /** An instant as the API reports it: UTC, millisecond precision. */
 const normalizeInstant = (s: string): string => DateTime.formatIso(DateTime.makeUnsafe(s))
 
-const nextDay = (date: string): string => {
-  const [year, month, day] = date.split("-").map(Number) as [number, number, number]
-  return DateTime.formatIsoDate(DateTime.add(DateTime.makeUnsafe({ year, month, day }), { days: 1 }))
-}
 
 /**
  * A route's capacities follow the vehicle it is given, unless the same
@@ -222,11 +218,8 @@ export class Routes extends Context.Service<Routes, {
           const zone = filter.date_from === undefined && filter.date_to === undefined
             ? "UTC"
             : Option.match(yield* tenancy.findOrganization(tenant.organizationId), { onNone: () => "UTC", onSome: (o) => o.time_zone })
-          return yield* repo.list(tenant, {
-            status: filter.status,
-            routeDateFrom: filter.date_from === undefined ? undefined : dayStart(filter.date_from, zone),
-            routeDateBefore: filter.date_to === undefined ? undefined : dayStart(nextDay(filter.date_to), zone)
-          }, page)
+          const days = dayRange(filter.date_from, filter.date_to, zone)
+          return yield* repo.list(tenant, { status: filter.status, routeDateFrom: days.from, routeDateBefore: days.before }, page)
         }),
 
         update: Effect.fn("Routes.update")(function*(tenant, id, patch) {

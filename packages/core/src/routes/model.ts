@@ -1,6 +1,6 @@
 import { Schema, Struct } from "effect"
 import { LocationId } from "../locations/model.ts"
-import { isMaxChars, IsoDateTime, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
+import { Instant, isMaxChars, IsoDateTime, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
 
 export const RouteId = Uuid.pipe(Schema.brand("RouteId"))
 export type RouteId = typeof RouteId.Type
@@ -60,12 +60,8 @@ export const TimeOfDay = Schema.String.check(
 ).annotate({ description: "Local time of day, HH:MM" })
 
 /** An RFC 3339 date-time with its offset, e.g. `2026-03-02T07:30:00+02:00`. */
-export const DateTimeInput = Schema.String.check(
-  Schema.makeFilter((s: string) =>
-    (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s))) ||
-    "must be a date-time with an offset, e.g. 2026-03-02T07:30:00+02:00"
-  )
-).annotate({ format: "date-time" })
+/** An instant with an offset within the API's instant range (the shared `Instant`). */
+export const DateTimeInput = Instant
 
 const Notes = Schema.NullOr(Schema.String.check(isMaxChars(2000)))
 

@@ -1,3 +1,5 @@
+import { MAX_AMOUNT_INTEGER_DIGITS } from "./limits.ts"
+
 /**
  * Money at the edges: amounts are stored and computed as integer minor units
  * and shown as decimal strings in the currency's exponent ("1250.00", "0.00",
@@ -15,8 +17,8 @@ const exponents: Readonly<Record<string, number>> = {
 /** Digits after the decimal point of a currency's minor unit (2 unless ISO 4217 says otherwise). */
 export const currencyExponent = (currency: string): number => exponents[currency] ?? 2
 
-/** Largest amount any API field accepts: 12 integer digits, so minor units stay far inside 2^53. */
-export const MAX_AMOUNT_INTEGER_DIGITS = 12
+/** Largest amount any API field accepts: 12 integer digits, so minor units stay far inside 2^53 (limits.ts). */
+export { MAX_AMOUNT_INTEGER_DIGITS }
 
 /** The largest amount in minor units of a currency: 12 integer digits and its decimals (999999999999.99 RON). */
 export const maxMinor = (currency: string): number => 10 ** (MAX_AMOUNT_INTEGER_DIGITS + currencyExponent(currency)) - 1

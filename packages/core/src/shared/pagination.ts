@@ -1,10 +1,11 @@
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "./errors.ts"
+import { isInstantInRange, MAX_PAGE, MAX_PER_PAGE } from "./limits.ts"
 import { isUuid } from "./schemas.ts"
 import { decodeBase64UrlText, encodeBase64Url } from "./secrets.ts"
 
 export const DEFAULT_PER_PAGE = 25
-export const MAX_PER_PAGE = 100
+export { MAX_PAGE, MAX_PER_PAGE }
 
 /** Where a keyset page starts: strictly after this (created_at, id) pair, newest first. */
 export interface CursorKey {
@@ -121,8 +122,8 @@ export const decodeCursor = (
   const decoded = decodeCursorPayload(json)
   if (decoded._tag === "None") return undefined
   const { e, i, n, p, s, t } = decoded.value
-  // A cursor names an instant as this API writes them (years 0000 to 9999, UTC): anything else was not issued here.
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t) || Number.isNaN(Date.parse(t)) || !isUuid(i)) return undefined
+  // A cursor names an instant as this API writes them (UTC, within the instant range): anything else was not issued here.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t) || !isInstantInRange(Date.parse(t)) || !isUuid(i)) return undefined
   return { key: { createdAt: t, id: i }, page: p, scope: s, total: n === undefined ? undefined : { total: n, estimated: e === 1 } }
 }
 
@@ -141,8 +142,8 @@ export const pageRequest = (input: {
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
     details.push({ field: "perPage", issue: `must be an integer between 1 and ${MAX_PER_PAGE}` })
   }
-  if (input.page !== undefined && (!Number.isInteger(input.page) || input.page < 1)) {
-    details.push({ field: "page", issue: "must be an integer of at least 1" })
+  if (input.page !== undefined && (!Number.isInteger(input.page) || input.page < 1 || input.page > MAX_PAGE)) {
+    details.push({ field: "page", issue: `must be an integer between 1 and ${MAX_PAGE}` })
   }
   let after: CursorKey | undefined
   let total: CountedTotal | undefined

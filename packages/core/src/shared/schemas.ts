@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { currencyCodes } from "./currencies.ts"
+import { DATE_MAX, DATE_MIN, INSTANT_MAX, INSTANT_MIN, isDateInRange, isInstantInRange } from "./limits.ts"
 
 /** Field schemas shared by several resources. */
 
@@ -24,32 +25,47 @@ export const isCalendarDate = (s: string): boolean => {
 }
 
 /**
- * A calendar date `YYYY-MM-DD` that exists (no February 30th). Annotated before
- * its check: annotations after a custom check belong to the check, and the
- * generated JSON Schema leaves them out.
+ * A calendar date `YYYY-MM-DD` that exists (no February 30th), years 0001 to
+ * 9999 (`DATE_MIN`..`DATE_MAX`, the one date range of the API: docs/decisions.md,
+ * "Limits and ranges"). Annotated before its check: annotations after a custom
+ * check belong to the check, and the generated JSON Schema leaves them out.
  */
-export const IsoDate = Schema.String.annotate({ format: "date", description: "A date, YYYY-MM-DD" }).check(
-  Schema.makeFilter((s: string) => isCalendarDate(s) || "must be a calendar date in the form YYYY-MM-DD")
+export const IsoDate = Schema.String.annotate({
+  format: "date",
+  description: `A date, YYYY-MM-DD, from ${DATE_MIN} to ${DATE_MAX}`
+}).check(
+  Schema.makeFilter((s: string) =>
+    (isCalendarDate(s) && isDateInRange(s)) || `must be a calendar date in the form YYYY-MM-DD, from ${DATE_MIN} to ${DATE_MAX}`
+  )
 )
 
 export const IsoDateTime = Schema.String.annotate({ format: "date-time" })
 
 const instantPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
 
+/** Whether a string is an instant the API accepts (see `Instant`). */
+export const isInstant = (s: string): boolean => {
+  const m = instantPattern.exec(s)
+  return m !== null && Number(m[1]) >= 1 && isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && Number(m[4]) < 24 &&
+    Number(m[5]) < 60 && Number(m[6] ?? 0) < 60 && Number(m[7] ?? 0) < 24 && Number(m[8] ?? 0) < 60 &&
+    isInstantInRange(Date.parse(s))
+}
+
 /**
  * An instant a caller sends: ISO 8601 with a date, a time and an offset
- * (`2026-03-02T07:00:00+02:00`, `…Z`), a real calendar date, years 0001 to
- * 9999. Anything else is a validation failure, never a value the database
- * refuses.
+ * (`2026-03-02T07:00:00+02:00`, `…Z`), a real calendar date, whose UTC instant
+ * lies within `INSTANT_MIN`..`INSTANT_MAX` — so its date stays within the date
+ * range in every time zone (docs/decisions.md, "Limits and ranges"). Anything
+ * else is a validation failure, never a value the database refuses.
  */
-export const Instant = Schema.String.annotate({ format: "date-time", description: "ISO 8601 date-time with an offset" }).check(
-  Schema.makeFilter((s: string) => {
-    const m = instantPattern.exec(s)
-    const ok = m !== null && Number(m[1]) >= 1 && isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && Number(m[4]) < 24 &&
-      Number(m[5]) < 60 && Number(m[6] ?? 0) < 60 && Number(m[7] ?? 0) < 24 && Number(m[8] ?? 0) < 60 &&
-      !Number.isNaN(Date.parse(s))
-    return ok || "must be an ISO 8601 date-time with an offset, e.g. 2026-03-02T07:00:00Z"
-  })
+export const Instant = Schema.String.annotate({
+  format: "date-time",
+  description: `ISO 8601 date-time with an offset, from ${INSTANT_MIN} to ${INSTANT_MAX}`
+}).check(
+  Schema.makeFilter((s: string) =>
+    isInstant(s) ||
+    `must be an ISO 8601 date-time with an offset, e.g. 2026-03-02T07:00:00Z, from ${INSTANT_MIN} to ${INSTANT_MAX}`
+  )
 )
 
 /** ISO 4217 alphabetic code of an active currency. */
@@ -89,9 +105,9 @@ export const Text = (max: number) => Schema.String.check(isMaxChars(max))
 export const Thousandths = (maximum: number) =>
   Schema.Number.check(
     Schema.isBetween({ minimum: 0, maximum }),
-    Schema.makeFilter((n: number) =>
-      Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6 || "must have at most three decimals"
-    )
+    // Exactly a number of thousandths (what a decimal with at most three places parses to), so the
+    // stored numeric(…, 3) is the value sent: 7e-12 or 0.1 + 0.2 are refused, not rounded to 0 or 0.3.
+    Schema.makeFilter((n: number) => Math.round(n * 1000) / 1000 === n || "must have at most three decimals")
   )
 
 export const NonBlankString = (max: number) =>

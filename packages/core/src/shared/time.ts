@@ -1,4 +1,5 @@
 import { Clock, DateTime, Effect } from "effect"
+import { DATE_MAX, INSTANT_MAX_MS, INSTANT_MIN, INSTANT_MIN_MS } from "./limits.ts"
 
 /** Milliseconds since the epoch as ISO 8601 (UTC, millisecond precision). */
 export const isoFromMillis = (ms: number): string => new Date(ms).toISOString()
@@ -50,4 +51,37 @@ export const dayStart = (date: string, timeZone: string): string => {
     adjustForTimeZone: true
   })
   return DateTime.formatIso(DateTime.toUtc(zoned))
+}
+
+/** The calendar day after `date` (YYYY-MM-DD; the caller keeps it below DATE_MAX). */
+export const nextDay = (date: string): string => {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number]
+  return DateTime.formatIsoDate(DateTime.add(DateTime.makeUnsafe({ year, month, day }), { days: 1 }))
+}
+
+const dayStartMillis = (date: string, timeZone: string): number => {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number]
+  return DateTime.toEpochMillis(DateTime.makeZonedUnsafe({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, {
+    timeZone,
+    adjustForTimeZone: true
+  }))
+}
+
+/**
+ * A filter on calendar days (`from`..`to`, both included, in a time zone) as
+ * instants `[from, before)` within the instant range: a bound at or beyond an
+ * end of the range is left out, as nothing stored lies beyond it
+ * (docs/decisions.md, "Limits and ranges").
+ */
+export const dayRange = (
+  from: string | undefined,
+  to: string | undefined,
+  timeZone: string
+): { readonly from: string | undefined; readonly before: string | undefined } => {
+  const start = from === undefined ? undefined : dayStartMillis(from, timeZone)
+  const end = to === undefined || to >= DATE_MAX ? undefined : dayStartMillis(nextDay(to), timeZone)
+  return {
+    from: start === undefined ? undefined : start <= INSTANT_MIN_MS ? INSTANT_MIN : isoFromMillis(start),
+    before: end === undefined || end > INSTANT_MAX_MS ? undefined : isoFromMillis(Math.max(end, INSTANT_MIN_MS))
+  }
 }

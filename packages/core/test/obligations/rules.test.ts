@@ -75,6 +75,14 @@ describe("recurrence keeps its anchor day", () => {
     expect(nextDueDate("2028-01-31", "none", 31)).toBeUndefined()
   })
 
+  it("ends at the end of the date range: no due date after 9999-12-31", () => {
+    expect(nextDueDate("9999-11-15", "monthly", 15)).toBe("9999-12-15")
+    expect(nextDueDate("9999-12-15", "monthly", 15)).toBeUndefined()
+    expect(nextDueDate("9999-10-31", "quarterly", 31)).toBeUndefined()
+    expect(nextDueDate("9998-12-31", "yearly", 31)).toBe("9999-12-31")
+    expect(nextDueDate("9999-01-01", "yearly", 1)).toBeUndefined()
+  })
+
   it("lands in the right month, on the anchor or the month's last day", () => {
     fc.assert(fc.property(dateArb, fc.integer({ min: 1, max: 31 }), fc.integer({ min: 1, max: 60 }), (date, anchor, months) => {
       const next = addMonthsAnchored(date, months, anchor)

@@ -20,8 +20,8 @@ const IntFromString = Schema.NumberFromString.check(Schema.isInt())
 
 /** The list parameters every list endpoint accepts. */
 export const pageQuery = {
-  page: Schema.optionalKey(IntFromString.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
-    description: "Page number, from 1 (default 1)"
+  page: Schema.optionalKey(IntFromString.check(Schema.isBetween({ minimum: 1, maximum: Pagination.MAX_PAGE })).annotate({
+    description: `Page number, 1 to ${Pagination.MAX_PAGE} (default 1)`
   })),
   perPage: Schema.optionalKey(
     IntFromString.check(Schema.isBetween({ minimum: 1, maximum: Pagination.MAX_PER_PAGE })).annotate({

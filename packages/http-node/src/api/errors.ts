@@ -125,6 +125,7 @@ export const statusTable = {
   422: { Class: UnprocessableError, code: "unprocessable" },
   423: { Class: LockedError, code: "locked" },
   429: { Class: RateLimitedError, code: "rate_limited" },
+  431: { Class: undefined, code: "request_header_fields_too_large" },
   500: { Class: InternalError, code: "internal_error" },
   501: { Class: NotImplementedError, code: "not_implemented" },
   503: { Class: undefined, code: "unavailable" }

@@ -12,6 +12,7 @@ import {
   UnauthorizedError
 } from "./errors.ts"
 import { CurrentRequestId, RequestLogFacts } from "./requestContext.ts"
+import { unavailableWhenDatabaseIs } from "./unavailable.ts"
 
 /**
  * The caller of the current request, resolved from its bearer token. When a
@@ -147,7 +148,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Credentials.
         return yield* Effect.provideService(httpEffect, CurrentPrincipal, acting).pipe(
           Effect.onExit((exit) => grants.recordOnBehalf(delegation, onBehalf, outcomeOf(exit)))
         )
-      })
+      }, unavailableWhenDatabaseIs)
     })
   })
 )

@@ -2,6 +2,7 @@ import { Duration, Effect, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { OAuthErrors, OAuthLifetimes, type OAuthModel, OAuthServer, Scopes } from "@opsplatform/core"
 import { consentPage, errorPage, signInPage } from "./pages.ts"
+import { oauthUnavailableWhenDatabaseIs } from "../api/unavailable.ts"
 import {
   clientCredentialsOf,
   describable,
@@ -72,9 +73,14 @@ const consentAddress = (handle: string) => `${paths.consent}?request=${encodeURI
  * the authorization endpoint with its sign-in and consent pages, the token
  * endpoint, RFC 7009 revocation and RFC 7662 introspection.
  */
-export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
+export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
   const server = yield* OAuthServer.OAuthServer
   const config = yield* OAuthHttpConfig
+  // Every endpoint answers 503 temporarily_unavailable while PostgreSQL cannot be reached, not a 500.
+  const router = {
+    add: <E, R>(method: "GET" | "POST", path: HttpRouter.PathInput, handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      outer.add(method, path, oauthUnavailableWhenDatabaseIs(handler))
+  }
   const issue = config.publicUrl === undefined ? undefined : publicUrlIssue(config.publicUrl)
   if (issue !== undefined) return yield* Effect.die(new Error(`OPSPLATFORM_PUBLIC_URL ${issue}`))
 

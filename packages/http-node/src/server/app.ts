@@ -7,6 +7,7 @@ import { SqlClient } from "effect/sql"
 import { CoreLayers, Ids, type SecretBox, type WebhookTransport } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
+import { CurrentRequestId } from "../api/requestContext.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
 import { StrictQueryLive } from "../api/strictQuery.ts"
@@ -84,10 +85,13 @@ export const SystemRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       Effect.timeout("2 seconds"),
       Effect.as(json(200, { status: "ready", database: "ok" })),
       Effect.catchCause(() =>
-        Effect.succeed(HttpServerResponse.jsonUnsafe({
-          data: null,
-          error: { code: "unavailable", message: "The database does not answer" }
-        }, { status: 503 }))
+        Effect.gen(function*() {
+          const requestId = yield* CurrentRequestId
+          return HttpServerResponse.jsonUnsafe({
+            data: null,
+            error: { code: "unavailable", message: "The database does not answer", requestId }
+          }, { status: 503, headers: { "retry-after": "1" } })
+        })
       )
     )
   )

@@ -2,13 +2,13 @@ import { ByteSize, Cause, Clock, Effect } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
-import { Secrets } from "@opsplatform/core"
+import { Limits, Secrets } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { defaultCode } from "../api/errors.ts"
 import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
 
-/** Largest request body the API reads. */
-export const MAX_BODY_BYTES = 1024 * 1024
+/** Largest request body the API reads (docs/decisions.md, "Limits and ranges"). */
+export const MAX_BODY_BYTES = Limits.MAX_BODY_BYTES
 
 /** Largest body of an import upload (POST /v1/imports; decided: docs/decisions.md, "Imports"). */
 export const MAX_IMPORT_BODY_BYTES = 50 * 1024 * 1024 + 64 * 1024
@@ -50,6 +50,28 @@ export const unstorableString = (value: unknown, path = "body"): { readonly fiel
   return undefined
 }
 
+/**
+ * How deep arrays and objects nest in a JSON text, counted without parsing it
+ * (brackets inside strings do not count), stopping once past `limit`: a body
+ * nested deeper than MAX_JSON_DEPTH is refused before any recursive walk over
+ * it could exhaust the stack.
+ */
+export const jsonDepthExceeds = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
 const methodWithBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
@@ -70,6 +92,13 @@ const refuseEarly = (request: HttpServerRequest.HttpServerRequest, requestId: st
   if (!methodWithBody(request.method) || !type.startsWith("application/json")) return Effect.succeed(undefined)
   return request.text.pipe(
     Effect.map((text) => {
+      if (jsonDepthExceeds(text, Limits.MAX_JSON_DEPTH)) {
+        const issue = `must not nest arrays and objects more than ${Limits.MAX_JSON_DEPTH} levels deep`
+        return HttpServerResponse.jsonUnsafe({
+          data: null,
+          error: { code: "validation_failed", message: `Invalid body: ${issue}`, details: [{ field: "body", issue }], requestId }
+        }, { status: 400 })
+      }
       let parsed: unknown
       try {
         parsed = JSON.parse(text)
@@ -180,6 +209,7 @@ export const apiMiddleware = <E, R>(
       // An early refusal never reaches the router, so it is finished (request id, envelope) here.
       (refused): Effect.Effect<Response, E, R> => refused === undefined ? app : Effect.succeed(finish(refused))
     ).pipe(
+
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
