@@ -46,6 +46,8 @@ export interface Page<Item> {
     readonly total: number
     readonly totalPages: number
     readonly nextCursor: string | null
+    /** Present when the list holds more than 10 000 rows: `total` is then the server's estimate. */
+    readonly totalEstimated?: true
   }
 }
 

@@ -3392,6 +3392,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -3687,6 +3692,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -4130,6 +4140,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -4210,6 +4225,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -4516,6 +4536,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -4880,6 +4905,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -5251,6 +5281,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -5338,6 +5373,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -5847,6 +5887,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -6283,6 +6328,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -6654,6 +6704,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -6959,6 +7014,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -7181,6 +7241,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -8355,6 +8420,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -9038,6 +9108,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -9475,6 +9550,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -9844,6 +9924,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -10316,6 +10401,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -11313,6 +11403,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -11683,6 +11778,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -12334,6 +12434,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -12632,6 +12737,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -12780,6 +12890,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -13152,6 +13267,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
@@ -13305,6 +13425,11 @@ export interface operations {
                             page: number;
                             perPage: number;
                             total: number;
+                            /**
+                             * @description Present when the list holds more than 10 000 rows: `total` (and `totalPages`) is then the database's estimate
+                             * @enum {boolean}
+                             */
+                            totalEstimated?: true;
                             totalPages: number;
                         };
                     };
