@@ -93,7 +93,8 @@ export class GrantRepo extends Context.Service<GrantRepo, TenantScoped<{
               f.status === undefined ? sql`TRUE` : sql`access_grants.status = ${f.status}`
             ]),
             page,
-            all: grants.all
+            all: grants.all,
+            filtered: f.role !== undefined || f.status !== undefined
           }),
         update: (tenant, grant) => orDie(grants.update(grant, where(tenant))).pipe(Effect.asVoid),
         findForClient: (tenant, client) =>

@@ -210,7 +210,8 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo, TenantScoped<{
             select: attempts.select,
             where: sql`delivery_id IN (SELECT id FROM webhook_deliveries WHERE ${deliveries.where(tenant, [sql`id = ${deliveryId}`])})`,
             page,
-            all: attempts.all
+            all: attempts.all,
+            filtered: true
           }).pipe(Effect.map((found) => ({ items: found.items.map(toWebhookAttempt), meta: found.meta }))),
         reset: (tenant, id, expected, at) =>
           orDie(sql`WITH moved AS (

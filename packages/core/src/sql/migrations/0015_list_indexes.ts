@@ -12,6 +12,8 @@ export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE INDEX delivery_routes_status ON delivery_routes
     (organization_id, environment, status, created_at DESC, id DESC)`
+  // A status within a date range (routes of one kind in a month) counts and reads only those rows.
+  yield* sql`CREATE INDEX delivery_routes_status_date ON delivery_routes (organization_id, environment, status, route_date)`
   yield* sql`CREATE INDEX contract_obligations_status ON contract_obligations
     (organization_id, environment, status, created_at DESC, id DESC)`
   yield* sql`CREATE INDEX contract_obligations_due ON contract_obligations (organization_id, environment, due_date)`
