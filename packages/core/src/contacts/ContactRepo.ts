@@ -10,7 +10,8 @@ import { Contact, type ContactFilter, FiscalStatus } from "./model.ts"
 
 export const contactConflicts = {
   contacts_vat_number_unique: "Another contact already has this VAT number",
-  invoices_contact_id_fkey: "This contact has invoices; it cannot be deleted"
+  invoices_contact_id_fkey: "This contact has invoices; it cannot be deleted",
+  subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
 }
 
 export const ContactRow = Contact.mapFields(Struct.assign({

@@ -8,6 +8,7 @@ import { BankTransactions } from "@opsplatform/core/invoices/BankTransactions"
 import { CreditNotes } from "@opsplatform/core/invoices/CreditNotes"
 import { InvoiceRepo } from "@opsplatform/core/invoices/InvoiceRepo"
 import { Invoices } from "@opsplatform/core/invoices/Invoices"
+import { SubscriptionRepo } from "@opsplatform/core/metering/SubscriptionRepo"
 import type { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
@@ -78,6 +79,21 @@ export const invoicesConformance = (
           yield* invoices.create(a.live, { contact_id: first.id, currency: "RON" })
           assert.strictEqual((yield* Effect.flip(contacts.remove(a.live, first.id)))._tag, "Conflict")
           assert.isTrue(Option.isSome(yield* repo.find(a.live, first.id)))
+          // A usage subscription keeps its contact too (the SQL foreign key; a 409, never a 500).
+          const metered = yield* customer(a.live)
+          yield* (yield* SubscriptionRepo).insert(a.live, {
+            id: crypto.randomUUID() as never,
+            contact_id: metered.id,
+            processor: "stripe",
+            processor_customer_id: "cus_Conformance",
+            meter_event_name: "api_requests",
+            status: "active",
+            created_at: metered.created_at,
+            updated_at: metered.created_at
+          })
+          const inUse = yield* Effect.flip(contacts.remove(a.live, metered.id))
+          assert.deepStrictEqual([inUse._tag, inUse.message], ["Conflict", "This contact has subscriptions; it cannot be deleted"])
+          assert.isTrue(Option.isSome(yield* repo.find(a.live, metered.id)))
           const lonely = yield* customer(a.live)
           yield* contacts.remove(a.live, lonely.id)
           assert.strictEqual((yield* Effect.flip(contacts.get(a.live, lonely.id)))._tag, "NotFound")

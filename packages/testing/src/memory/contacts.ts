@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { contactConflicts, ContactRepo } from "@opsplatform/core/contacts/ContactRepo"
 import type { Contact } from "@opsplatform/core/contacts/model"
 import type { InvoiceRecord } from "@opsplatform/core/invoices/model"
+import type { Subscription } from "@opsplatform/core/metering/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
@@ -13,6 +14,7 @@ export const ContactRepoMemory: Layer.Layer<ContactRepo, never, MemoryStore> = L
     const store = yield* MemoryStore
     const contacts = memoryTenantTable<Contact>(store, "contacts")
     const invoices = memoryTenantTable<InvoiceRecord>(store, "invoices")
+    const subscriptions = memoryTenantTable<Subscription>(store, "subscriptions")
     // The unique index of the SQL schema: one contact per VAT number and country in a tenant.
     const check = (tenant: Tenant, c: Contact) =>
       c.vat_number !== null &&
@@ -44,9 +46,11 @@ export const ContactRepoMemory: Layer.Layer<ContactRepo, never, MemoryStore> = L
           )
         ),
       remove: (tenant, id) =>
-        // The invoices' foreign key: a contact that invoices name stays.
+        // The foreign keys of invoices and subscriptions: a contact they name stays.
         invoices.filter(tenant, (i) => i.contact_id === id).length > 0
           ? Effect.fail(new Conflict({ reason: contactConflicts.invoices_contact_id_fkey }))
+          : subscriptions.filter(tenant, (s) => s.contact_id === id).length > 0
+          ? Effect.fail(new Conflict({ reason: contactConflicts.subscriptions_contact_id_fkey }))
           : Effect.sync(() => contacts.remove(tenant, id))
     })
   })
