@@ -219,13 +219,17 @@ describe("POST /v1/subscriptions/{id}/usage over the memory core", () => {
         for (const at of [NOW - 35 * DAY, NOW + 5 * 60_000, NOW]) {
           expect((yield* report({ quantity: 1, timestamp: iso(at) })).status, iso(at)).toBe(200)
         }
-        for (const at of [NOW - 35 * DAY - 1000, NOW + 5 * 60_000 + 1000, Date.UTC(9999, 11, 31)]) {
+        for (const at of [NOW - 35 * DAY - 1000, NOW + 5 * 60_000 + 1000, Date.UTC(9999, 11, 30)]) {
           const res = yield* report({ quantity: 1, timestamp: iso(at) })
           expect(invalidFields(res, iso(at))).toEqual(["timestamp"])
           expect(res.json.error.details[0].issue).toBe(
             `must be within the last 35 days and at most 5 minutes ahead: between ${iso(NOW - 35 * DAY)} and ${iso(NOW + 5 * 60_000)}`
           )
         }
+        // Past the API's instant range, the range itself is named.
+        const beyond = yield* report({ quantity: 1, timestamp: iso(Date.UTC(9999, 11, 31)) })
+        expect(invalidFields(beyond, "9999-12-31")).toEqual(["timestamp"])
+        expect(beyond.json.error.details[0].issue).toMatch(/from 0001-01-02T00:00:00\.000Z to 9999-12-30T23:59:59\.999Z/)
         expect((yield* usage()).meta.total).toBe(3)
       }))
 
