@@ -194,6 +194,8 @@ for (const db of testDatabases()) {
         const documented = op.responses[String(res.status)]
         return res.status === 204 || (documented !== undefined && !documented.json) ? undefined : `answered ${res.status} with an empty body`
       }
+      // An operation that documents a CSV answer (import errors) may give it on success.
+      if (res.status < 300 && (res.headers.get("content-type") ?? "").startsWith("text/csv") && op.id === "imports.errors") return undefined
       let json: any
       try {
         json = JSON.parse(res.text)
