@@ -37,7 +37,6 @@ const capture = Layer.succeed(Statement.CurrentTransformer, (self: Statement.Sta
     return self
   })) as Layer.Layer<never>
 
-process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
 const { close, context, port: apiPort } = await startBenchServer(undefined, capture)
 const sql = Context.get(context, SqlClient.SqlClient)
 

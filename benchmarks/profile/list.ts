@@ -16,7 +16,6 @@ import { startBenchServer } from "../support/server.ts"
 const state = JSON.parse(readFileSync(new URL("../seed/state.json", import.meta.url), "utf8"))
 const org = state.organizations[Number(process.env.PROFILE_ORG ?? 0)]
 const path = process.argv[2] ?? "/v1/delivery-routes?perPage=50"
-process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
 const { close, port } = await startBenchServer()
 const run = () =>
   loadTest({

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url"
 import { Webhook } from "standardwebhooks"
 import { makeFixture } from "@opsplatform/testing"
 import { openBenchCore } from "../support/core.ts"
+import { callApi } from "../support/server.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 60)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -96,16 +97,7 @@ const ready = async (port: number) => {
   }
   throw new Error(`the server on ${port} never became ready`)
 }
-const api = async (port: number, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const json = await res.json() as any
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`)
-  return json.data
-}
+const api = (port: number, method: string, path: string, body?: unknown) => callApi(port, token, method, path, body)
 
 const sql = await core.run(Effect.map(Effect.context<SqlClient.SqlClient>(), (c) => Context.get(c, SqlClient.SqlClient)))
 const [{ max }] = await core.run(sql<{ max: string }>`SELECT setting AS max FROM pg_settings WHERE name = 'max_connections'`) as any

@@ -22,29 +22,18 @@ import { Context, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import { makeFixture } from "@opsplatform/testing"
-import { startBenchServer } from "../support/server.ts"
+import { callApi, startBenchServer } from "../support/server.ts"
 
 const big = Number(process.env.SEED_BIG ?? 1_000_000)
 const small = Number(process.env.SEED_SMALL ?? 4_000)
 const others = Number(process.env.SEED_ORGS ?? 50)
 if (!process.env.DATABASE_URL) throw new Error("Set DATABASE_URL: the seed fills a PostgreSQL database")
 
-// Webhook secrets are sealed under the operator key on PostgreSQL; a benchmark database takes any.
-process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
 const { close, context, port, run } = await startBenchServer()
 const sql = Context.get(context, SqlClient.SqlClient)
 const q = (text: string, params: ReadonlyArray<unknown> = []) => run(sql.unsafe(text, params as Array<unknown>))
 
-const api = async (token: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const json = await res.json() as any
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`)
-  return json.data
-}
+const api = (token: string, method: string, path: string, body?: unknown) => callApi(port, token, method, path, body)
 
 /** Templates of every seeded row, made through the API in the first organization. */
 const templates = async (token: string) => {

@@ -9,6 +9,8 @@ import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
  * configuration the server reads from the environment.
  */
 export const startBenchServer = async (env?: Record<string, string>, extra: Layer.Layer<never> = Layer.empty) => {
+  // Webhook secrets are sealed under the operator key on PostgreSQL; a benchmark database takes any.
+  process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
   const database = process.env.DATABASE_URL
     ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 10 }
     : { _tag: "EmbeddedMemory" as const }
@@ -34,4 +36,16 @@ export const startBenchServer = async (env?: Record<string, string>, extra: Laye
     run: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provideContext(effect, context as any)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
+}
+
+/** One JSON request to a server on loopback with a bearer token; its `data`, or an error naming the answer. */
+export const callApi = async (port: number, token: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const json = await res.json() as any
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`)
+  return json.data
 }
