@@ -77,9 +77,10 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
   /** Appends issues; `first` is the sequence number of the first (0-based, in file order). */
   readonly addIssues: (tenant: Tenant, jobId: string, first: number, issues: ReadonlyArray<ImportIssue>) => Effect.Effect<void>
   readonly issues: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportIssue>>
+  /** Stages a batch of valid rows (in row order, after every batch staged before). */
   readonly stageRows: (tenant: Tenant, jobId: string, rows: ReadonlyArray<StagedRow>) => Effect.Effect<void>
-  /** Staged rows after row number `after`, in order, at most `limit`. */
-  readonly stagedRows: (tenant: Tenant, jobId: string, after: number, limit: number) => Effect.Effect<ReadonlyArray<StagedRow>>
+  /** The first staged batch whose rows come after row number `after`, in order; empty when there is none. */
+  readonly stagedRows: (tenant: Tenant, jobId: string, after: number) => Effect.Effect<ReadonlyArray<StagedRow>>
   readonly recordChanges: (tenant: Tenant, jobId: string, changes: ReadonlyArray<ImportChange>) => Effect.Effect<void>
   readonly changes: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportChange>>
   /** The tenant's records of `entity` whose match key is among `keys`. */
@@ -140,22 +141,17 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
             SELECT row_number, column_name, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
             Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.column_name, message: r.message })))
           ),
-        // One JSON parameter for the whole batch: far cheaper to encode than four parameters a row.
+        // The batch is one text value (JSON of [row, key, fields] each): the server stores it and never parses it.
         stageRows: (_tenant, jobId, rows) =>
-          rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_rows (job_id, row_number, match_key, fields)
-            SELECT ${jobId}, r.row_number, r.match_key, r.fields
-            FROM jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({ row_number: r.row, match_key: r.key, fields: r.fields })))}::jsonb)
-              AS r(row_number integer, match_key text, fields jsonb)`).pipe(Effect.asVoid),
-        stagedRows: (tenant, jobId, after, limit) =>
-          orDie(sql<{ row_number: number; match_key: string | null; fields: unknown }>`
-            SELECT row_number, match_key, fields FROM import_rows WHERE ${ofJob(tenant, jobId)} AND row_number > ${after}
-            ORDER BY row_number LIMIT ${limit}`).pipe(
-            Effect.map((rows) =>
-              rows.map((r) => ({
-                row: r.row_number,
-                key: r.match_key,
-                fields: (typeof r.fields === "string" ? JSON.parse(r.fields) : r.fields) as RowFields
-              }))
+          rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_row_batches (job_id, first_row, last_row, rows)
+            VALUES (${jobId}, ${rows[0]!.row}, ${rows[rows.length - 1]!.row}, ${JSON.stringify(rows.map((r) => [r.row, r.key, r.fields]))})`)
+            .pipe(Effect.asVoid),
+        stagedRows: (tenant, jobId, after) =>
+          orDie(sql<{ rows: string }>`SELECT rows FROM import_row_batches WHERE ${ofJob(tenant, jobId)} AND last_row > ${after}
+            ORDER BY first_row LIMIT 1`).pipe(
+            Effect.map((batches) =>
+              batches.length === 0 ? [] : (JSON.parse(batches[0]!.rows) as Array<[number, string | null, RowFields]>)
+                .flatMap(([row, key, fields]) => row > after ? [{ row, key, fields }] : [])
             )
           ),
         recordChanges: (_tenant, jobId, changes) =>

@@ -350,7 +350,7 @@ export class Imports extends Context.Service<Imports, {
             let updated = 0
             let skipped = 0
             while (true) {
-              const rows = yield* repo.stagedRows(tenant, job.id, after, BATCH)
+              const rows = yield* repo.stagedRows(tenant, job.id, after)
               if (rows.length === 0) break
               after = rows[rows.length - 1]!.row
               const existing = new Map<string, TargetRecord>()

@@ -78,7 +78,7 @@ export const importRepoConformance = (name: string, storage: Storage) =>
           assert.strictEqual(Option.getOrThrow(yield* repo.findJob(a.live, done.id)).filename, "parteneri.csv")
         }))
 
-      it.effect("keeps a job's errors in file order, its staged rows in pages and its changes, for its tenant only", () =>
+      it.effect("keeps a job's errors in file order, its staged rows in batches and its changes, for its tenant only", () =>
         Effect.gen(function*() {
           const repo = yield* ImportRepo
           const ids = yield* Ids
@@ -88,10 +88,15 @@ export const importRepoConformance = (name: string, storage: Storage) =>
           yield* repo.addIssues(a.live, j.id, 0, [{ row: 3, column: "CUI", message: "bad" }, { row: null, column: null, message: "file" }])
           yield* repo.addIssues(a.live, j.id, 2, [{ row: 1, column: null, message: "later" }])
           assert.deepStrictEqual((yield* repo.issues(a.live, j.id)).map((i) => i.message), ["bad", "file", "later"])
-          yield* repo.stageRows(a.live, j.id, [1, 2, 4, 7].map((row) => ({ row, key: `RO:${row}`, fields: { name: `Row ${row}`, active: true } })))
-          const page = yield* repo.stagedRows(a.live, j.id, 1, 2)
-          assert.deepStrictEqual(page, [2, 4].map((row) => ({ row, key: `RO:${row}`, fields: { name: `Row ${row}`, active: true } })))
-          assert.deepStrictEqual((yield* repo.stagedRows(a.live, j.id, 7, 10)), [])
+          const staged = (rows: ReadonlyArray<number>) =>
+            rows.map((row) => ({ row, key: row === 4 ? null : `RO:${row}`, fields: { name: `Row ${row}`, active: true, amount: "1.50", note: null } }))
+          yield* repo.stageRows(a.live, j.id, staged([1, 2, 4, 7]))
+          yield* repo.stageRows(a.live, j.id, staged([9, 12]))
+          // A batch at a time, in row order, from the row after `after` — even mid-batch.
+          assert.deepStrictEqual(yield* repo.stagedRows(a.live, j.id, 0), staged([1, 2, 4, 7]))
+          assert.deepStrictEqual(yield* repo.stagedRows(a.live, j.id, 2), staged([4, 7]))
+          assert.deepStrictEqual(yield* repo.stagedRows(a.live, j.id, 7), staged([9, 12]))
+          assert.deepStrictEqual((yield* repo.stagedRows(a.live, j.id, 12)), [])
           const [t0] = timestamps(1)
           const before = { id: yield* ids.uuid, name: "Before", created_at: t0!, updated_at: t0! }
           const target = yield* ids.uuid
@@ -106,7 +111,7 @@ export const importRepoConformance = (name: string, storage: Storage) =>
           )
           for (const other of [a.sandbox, (yield* freshOrganization).live]) {
             assert.deepStrictEqual(yield* repo.issues(other, j.id), [])
-            assert.deepStrictEqual(yield* repo.stagedRows(other, j.id, 0, 10), [])
+            assert.deepStrictEqual(yield* repo.stagedRows(other, j.id, 0), [])
             assert.deepStrictEqual(yield* repo.changes(other, j.id), [])
           }
         }))

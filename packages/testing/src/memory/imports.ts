@@ -16,7 +16,7 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
     const store = yield* MemoryStore
     const jobs = memoryTenantTable<ImportJob>(store, "import_jobs")
     const issues = store.table<ReadonlyArray<ImportIssue>>("import_errors")
-    const staged = store.table<ReadonlyArray<StagedRow>>("import_rows")
+    const staged = store.table<ReadonlyArray<ReadonlyArray<StagedRow>>>("import_row_batches")
     const changes = store.table<ReadonlyArray<ImportChange>>("import_changes")
     // Expenses keep their external reference beside the expense, as the SQL table's extra column.
     const externalRefs = store.table<string | null>("expense_external_refs")
@@ -85,10 +85,13 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
       issues: (tenant, jobId) => Effect.sync(() => mine(tenant, jobId) ? issues.get(jobId) ?? [] : []),
       stageRows: (tenant, jobId, rows) =>
         Effect.sync(() => {
-          if (mine(tenant, jobId)) staged.set(jobId, [...(staged.get(jobId) ?? []), ...rows])
+          if (mine(tenant, jobId) && rows.length > 0) staged.set(jobId, [...(staged.get(jobId) ?? []), [...rows]])
         }),
-      stagedRows: (tenant, jobId, after, limit) =>
-        Effect.sync(() => mine(tenant, jobId) ? (staged.get(jobId) ?? []).filter((r) => r.row > after).slice(0, limit) : []),
+      stagedRows: (tenant, jobId, after) =>
+        Effect.sync(() => {
+          const batch = mine(tenant, jobId) ? (staged.get(jobId) ?? []).find((b) => b[b.length - 1]!.row > after) : undefined
+          return batch === undefined ? [] : batch.filter((r) => r.row > after)
+        }),
       recordChanges: (tenant, jobId, list) =>
         Effect.sync(() => {
           if (mine(tenant, jobId)) changes.set(jobId, [...(changes.get(jobId) ?? []), ...list])

@@ -15,6 +15,7 @@ import display from "./0012_display.ts"
 import metering from "./0009_metering.ts"
 import imports from "./0013_imports.ts"
 import listIndexes from "./0015_list_indexes.ts"
+import importRowBatches from "./0016_import_row_batches.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -39,5 +40,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_display": display,
   "0009_metering": metering,
   "0013_imports": imports,
-  "0015_list_indexes": listIndexes
+  "0015_list_indexes": listIndexes,
+  "0016_import_row_batches": importRowBatches
 }
