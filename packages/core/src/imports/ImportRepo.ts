@@ -81,6 +81,8 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
   readonly stageRows: (tenant: Tenant, jobId: string, rows: ReadonlyArray<StagedRow>) => Effect.Effect<void>
   /** The first staged batch whose rows come after row number `after`, in order; empty when there is none. */
   readonly stagedRows: (tenant: Tenant, jobId: string, after: number) => Effect.Effect<ReadonlyArray<StagedRow>>
+  /** Forgets the job's staged rows (an applied job never reads them again). */
+  readonly dropStaged: (tenant: Tenant, jobId: string) => Effect.Effect<void>
   readonly recordChanges: (tenant: Tenant, jobId: string, changes: ReadonlyArray<ImportChange>) => Effect.Effect<void>
   readonly changes: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportChange>>
   /** The tenant's records of `entity` whose match key is among `keys`. */
@@ -105,12 +107,23 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
         expenses: tenantTable(sql, { name: "expenses", row: ExpenseImportRow, fixed: ["created_at"] })
       } as const
       const table = (entity: ImportEntity) => targets[entity] as unknown as ReturnType<typeof tenantTable<TargetRecord>>
-      const keyColumn = {
-        contacts: sql`country || ':' || vat_number`,
-        locations: sql`lower(code)`,
-        fleet_vehicles: sql`plate`,
-        expenses: sql`external_ref`
-      } as const
+      /**
+       * The records whose match key is among `keys` (one JSON parameter, not one a key), each condition on its
+       * unique index: contacts by (country, VAT number), locations by lower(code), vehicles by plate, expenses by reference.
+       */
+      const keyIn = (entity: ImportEntity, keys: ReadonlyArray<string>) => {
+        const list = sql`jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb)`
+        switch (entity) {
+          case "contacts":
+            return sql`(country, vat_number) IN (SELECT split_part(k, ':', 1), substr(k, strpos(k, ':') + 1) FROM ${list} AS k)`
+          case "locations":
+            return sql`lower(code) IN (SELECT k FROM ${list} AS k)`
+          case "fleet_vehicles":
+            return sql`plate IN (SELECT k FROM ${list} AS k)`
+          case "expenses":
+            return sql`external_ref IN (SELECT k FROM ${list} AS k)`
+        }
+      }
       const ofJob = (tenant: Tenant, jobId: string) =>
         sql`job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs j WHERE j.id = ${jobId}
           AND j.organization_id = ${tenant.organizationId} AND j.environment = ${tenant.environment})`
@@ -154,6 +167,7 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
                 .flatMap(([row, key, fields]) => row > after ? [{ row, key, fields }] : [])
             )
           ),
+        dropStaged: (tenant, jobId) => orDie(sql`DELETE FROM import_row_batches WHERE ${ofJob(tenant, jobId)}`).pipe(Effect.asVoid),
         recordChanges: (_tenant, jobId, changes) =>
           changes.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_changes ${
             sql.insert(nonEmpty(changes.map((c) => ({
@@ -178,7 +192,7 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
         findTargets: (tenant, entity, keys) =>
           keys.length === 0
             ? Effect.succeed([])
-            : table(entity).findAll(tenant, [sql`${keyColumn[entity]} IN ${sql.in(keys)}`]),
+            : table(entity).findAll(tenant, [keyIn(entity, keys)]),
         lockTargets: (tenant, entity, ids) =>
           ids.length === 0
             ? Effect.succeed([])

@@ -46,6 +46,9 @@ export type OnProgress = (processedRows: number) => Effect.Effect<void>
 /** Rows read, matched and staged per round trip; rows written per round trip on apply. */
 const BATCH = 1000
 
+/** How often a parse writes its progress (`processed_rows`, and the heartbeat `updated_at`) to the job. */
+const PROGRESS_SAVE_MS = 250
+
 const defaults: Readonly<Record<ImportEntity, Readonly<Record<string, FieldValue>>>> = {
   contacts: {
     kind: "customer", country: "RO", vat_number: null, registration_number: null, address: null, email: null, phone: null,
@@ -248,7 +251,9 @@ export class Imports extends Context.Service<Imports, {
                   return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
                 }
               }
-              job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
+              // Others read the progress from the job: it is written at most every PROGRESS_SAVE_MS.
+              const now = yield* Clock.currentTimeMillis
+              if (now - Date.parse(job.updated_at) >= PROGRESS_SAVE_MS) job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
               yield* onProgress(rowsSoFar)
             })
 
@@ -390,6 +395,7 @@ export class Imports extends Context.Service<Imports, {
               yield* repo.recordChanges(tenant, job.id, changes)
               yield* progress(created + updated + skipped)
             }
+            yield* repo.dropStaged(tenant, job.id)
             const done: ImportJob = {
               ...job,
               status: "completed",

@@ -1,7 +1,7 @@
 import { normalizePlate, plateIssue } from "../fleet/rules.ts"
 import { currencyCodes } from "../shared/currencies.ts"
 import { invalidCuiIssue, normalizeCui } from "../shared/identifiers.ts"
-import { characterCount, isCalendarDate } from "../shared/schemas.ts"
+import { exceedsCharacters, isCalendarDate } from "../shared/schemas.ts"
 import type { ImportEntity, ImportIssue, ImportPreset } from "./model.ts"
 
 /**
@@ -114,27 +114,26 @@ export interface EntitySpec {
   readonly convert: (raw: Readonly<Record<string, string>>) => Converted
 }
 
-/** Helper for building a row: collects issues and the converted values. */
-const builder = () => {
-  const fields: Record<string, FieldValue> = {}
-  const issues: Array<{ column: string; message: string }> = []
-  return {
-    fields,
-    issues,
-    text: (raw: Readonly<Record<string, string>>, name: string, max: number, required = false) => {
-      const v = raw[name]
-      if (v === undefined) return
-      if (v === "") {
-        if (required) issues.push({ column: name, message: "is required" })
-        else fields[name] = null
-        return
-      }
-      if (characterCount(v) > max) issues.push({ column: name, message: `must be at most ${max} characters` })
-      else fields[name] = v
-    },
-    issue: (column: string, message: string) => void issues.push({ column, message })
+/** Builds a row: collects issues and the converted values (a class: no closures made per row). */
+class RowBuilder {
+  readonly fields: Record<string, FieldValue> = {}
+  readonly issues: Array<{ column: string; message: string }> = []
+  text(raw: Readonly<Record<string, string>>, name: string, max: number, required = false): void {
+    const v = raw[name]
+    if (v === undefined) return
+    if (v === "") {
+      if (required) this.issues.push({ column: name, message: "is required" })
+      else this.fields[name] = null
+      return
+    }
+    if (exceedsCharacters(v, max)) this.issues.push({ column: name, message: `must be at most ${max} characters` })
+    else this.fields[name] = v
+  }
+  issue(column: string, message: string): void {
+    this.issues.push({ column, message })
   }
 }
+const builder = () => new RowBuilder()
 
 const contactKinds: Readonly<Record<string, "customer" | "supplier" | "both">> = {
   customer: "customer", client: "customer", clienti: "customer",
@@ -186,7 +185,7 @@ const contacts: EntitySpec = {
     const parts = [raw.address, raw.city, raw.county].filter((p): p is string => p !== undefined && p !== "")
     if (raw.address !== undefined || raw.city !== undefined || raw.county !== undefined) {
       const address = parts.join(", ")
-      if (characterCount(address) > 500) b.issue("address", "must be at most 500 characters")
+      if (exceedsCharacters(address, 500)) b.issue("address", "must be at most 500 characters")
       else b.fields.address = address === "" ? null : address
     }
     if (raw.email !== undefined) {
@@ -359,7 +358,7 @@ const expenses: EntitySpec = {
     let key: string | null = null
     if (raw.external_ref !== undefined) {
       if (raw.external_ref === "") b.fields.external_ref = null
-      else if (characterCount(raw.external_ref) > 100) b.issue("external_ref", "must be at most 100 characters")
+      else if (exceedsCharacters(raw.external_ref, 100)) b.issue("external_ref", "must be at most 100 characters")
       else {
         b.fields.external_ref = raw.external_ref
         key = raw.external_ref
@@ -518,8 +517,16 @@ export const rowTexts = (
 ): Record<string, string> | string => {
   if (fields.length > headerLength) return `has ${fields.length} fields, the header has ${headerLength}`
   const raw: Record<string, string> = {}
-  for (const [field, index] of Object.entries(columns.indexes)) raw[field] = (fields[index] ?? "").trim()
+  for (const [field, index] of columnList(columns)) raw[field] = (fields[index] ?? "").trim()
   return raw
+}
+
+const columnLists = new WeakMap<ResolvedColumns, ReadonlyArray<readonly [string, number]>>()
+/** The columns as (field, index) pairs, listed once per file rather than once per row. */
+const columnList = (columns: ResolvedColumns) => {
+  let list = columnLists.get(columns)
+  if (list === undefined) columnLists.set(columns, list = Object.entries(columns.indexes))
+  return list
 }
 
 /** A field value as the preview shows it. */

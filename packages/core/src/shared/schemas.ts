@@ -87,13 +87,16 @@ export const characterCount = (s: string): number => {
   return n
 }
 
+/** Whether `s` has more than `max` characters; a string no longer than `max` UTF-16 units never does, and is not counted. */
+export const exceedsCharacters = (s: string, max: number): boolean => s.length > max && characterCount(s) > max
+
 /**
  * At most `max` characters, counted as code points: 200 emoji are 200
  * characters, not the 400 UTF-16 units `isMaxLength` would count. Every
  * string length limit of the API is this check (decided: docs/decisions.md).
  */
 export const isMaxChars = (max: number) =>
-  Schema.makeFilter((s: string) => characterCount(s) <= max || `must be at most ${max} characters`, {
+  Schema.makeFilter((s: string) => !exceedsCharacters(s, max) || `must be at most ${max} characters`, {
     expected: `a string of at most ${max} characters`,
     toJsonSchema: () => ({ maxLength: max })
   })

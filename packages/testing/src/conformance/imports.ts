@@ -97,6 +97,11 @@ export const importRepoConformance = (name: string, storage: Storage) =>
           assert.deepStrictEqual(yield* repo.stagedRows(a.live, j.id, 2), staged([4, 7]))
           assert.deepStrictEqual(yield* repo.stagedRows(a.live, j.id, 7), staged([9, 12]))
           assert.deepStrictEqual((yield* repo.stagedRows(a.live, j.id, 12)), [])
+          // Another tenant cannot drop them; the job's own tenant can.
+          yield* repo.dropStaged(a.sandbox, j.id)
+          assert.deepStrictEqual((yield* repo.stagedRows(a.live, j.id, 7)), staged([9, 12]))
+          yield* repo.dropStaged(a.live, j.id)
+          assert.deepStrictEqual((yield* repo.stagedRows(a.live, j.id, 0)), [])
           const [t0] = timestamps(1)
           const before = { id: yield* ids.uuid, name: "Before", created_at: t0!, updated_at: t0! }
           const target = yield* ids.uuid
@@ -167,7 +172,10 @@ export const importsServiceConformance = (name: string, storage: Storage) => {
             ["ready", 1, 1, 1, 1]
           )
           assert.deepStrictEqual(yield* names(org.live), before)
+          assert.strictEqual((yield* (yield* ImportRepo).stagedRows(org.live, ready.id, 0)).length, 3)
           const done = yield* imports.apply(org.live, ready.id)
+          // The staged rows go with the apply that used them.
+          assert.deepStrictEqual(yield* (yield* ImportRepo).stagedRows(org.live, ready.id, 0), [])
           assert.deepStrictEqual(
             [done.status, done.imported_count, done.updated_count, done.skipped_count, done.error_count],
             ["completed", 1, 1, 1, 1]

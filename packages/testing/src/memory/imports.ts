@@ -92,6 +92,10 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
           const batch = mine(tenant, jobId) ? (staged.get(jobId) ?? []).find((b) => b[b.length - 1]!.row > after) : undefined
           return batch === undefined ? [] : batch.filter((r) => r.row > after)
         }),
+      dropStaged: (tenant, jobId) =>
+        Effect.sync(() => {
+          if (mine(tenant, jobId)) staged.delete(jobId)
+        }),
       recordChanges: (tenant, jobId, list) =>
         Effect.sync(() => {
           if (mine(tenant, jobId)) changes.set(jobId, [...(changes.get(jobId) ?? []), ...list])

@@ -18,6 +18,8 @@ export default Effect.gen(function*() {
     CONSTRAINT import_row_batches_pkey PRIMARY KEY (job_id, first_row),
     CONSTRAINT import_row_batches_order CHECK (first_row <= last_row)
   )`
+  // Stored out of line without compression: compressing a batch cost the preview more than sending it.
+  yield* sql`ALTER TABLE import_row_batches ALTER COLUMN rows SET STORAGE EXTERNAL`
   yield* sql`COMMENT ON COLUMN import_row_batches.rows IS
     'JSON array of [row_number, match_key, fields]: only the application reads it, so it is kept as text, never parsed by the server'`
   yield* sql`INSERT INTO import_row_batches (job_id, first_row, last_row, rows)
