@@ -11,7 +11,7 @@ import { orDie, uniqueAsConflict } from "../shared/sql.ts"
 import { tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import { ImportColumns, ImportJob, type ImportEntity, type ImportIssue, ImportPreview } from "./model.ts"
-import type { RowFields } from "./rules.ts"
+import type { FieldValue, RowFields } from "./rules.ts"
 
 /** A record of a target table as the import reads and writes it (the area's record; expenses with `external_ref`). */
 export type TargetRecord = Readonly<Record<string, unknown>> & {
@@ -60,6 +60,44 @@ export const importConflicts = {
   ...fleetConflicts,
   expenses_external_ref_unique: "Another expense already has this external reference",
   subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
+}
+
+/**
+ * A staged batch as text: its rows grouped by the fields they set, each group
+ * `[field names, [[row, key, value…]…]]` — the names once per group, not once
+ * a row, since the text is most of what the preview sends to the database.
+ * Batches staged by migration 0016 are `[row, key, fields]` a row; both read.
+ */
+export const stagedText = (rows: ReadonlyArray<StagedRow>): string => {
+  const groups = new Map<string, [Array<string>, Array<Array<FieldValue>>]>()
+  for (const r of rows) {
+    const names = Object.keys(r.fields)
+    const signature = names.join("\u0000")
+    let group = groups.get(signature)
+    if (group === undefined) groups.set(signature, group = [names, []])
+    const values: Array<FieldValue> = [r.row, r.key]
+    for (const name of names) values.push(r.fields[name]!)
+    group[1].push(values)
+  }
+  return JSON.stringify([...groups.values()])
+}
+
+export const fromStagedText = (text: string): Array<StagedRow> => {
+  const rows: Array<StagedRow> = []
+  for (const entry of JSON.parse(text) as Array<unknown>) {
+    if (!Array.isArray(entry)) continue
+    if (typeof entry[0] === "number") {
+      rows.push({ row: entry[0], key: entry[1] as string | null, fields: entry[2] as RowFields })
+      continue
+    }
+    const [names, values] = entry as [Array<string>, Array<Array<FieldValue>>]
+    for (const v of values) {
+      const fields: Record<string, FieldValue> = {}
+      for (let i = 0; i < names.length; i++) fields[names[i]!] = v[i + 2]!
+      rows.push({ row: v[0] as number, key: v[1] as string | null, fields })
+    }
+  }
+  return rows.sort((a, b) => a.row - b.row)
 }
 
 /**
@@ -154,18 +192,14 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
             SELECT row_number, column_name, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
             Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.column_name, message: r.message })))
           ),
-        // The batch is one text value (JSON of [row, key, fields] each): the server stores it and never parses it.
+        // The batch is one text value the server stores and never parses (see `stagedText`).
         stageRows: (_tenant, jobId, rows) =>
           rows.length === 0 ? Effect.void : orDie(sql`INSERT INTO import_row_batches (job_id, first_row, last_row, rows)
-            VALUES (${jobId}, ${rows[0]!.row}, ${rows[rows.length - 1]!.row}, ${JSON.stringify(rows.map((r) => [r.row, r.key, r.fields]))})`)
-            .pipe(Effect.asVoid),
+            VALUES (${jobId}, ${rows[0]!.row}, ${rows[rows.length - 1]!.row}, ${stagedText(rows)})`).pipe(Effect.asVoid),
         stagedRows: (tenant, jobId, after) =>
           orDie(sql<{ rows: string }>`SELECT rows FROM import_row_batches WHERE ${ofJob(tenant, jobId)} AND last_row > ${after}
             ORDER BY first_row LIMIT 1`).pipe(
-            Effect.map((batches) =>
-              batches.length === 0 ? [] : (JSON.parse(batches[0]!.rows) as Array<[number, string | null, RowFields]>)
-                .flatMap(([row, key, fields]) => row > after ? [{ row, key, fields }] : [])
-            )
+            Effect.map((batches) => batches.length === 0 ? [] : fromStagedText(batches[0]!.rows).filter((r) => r.row > after))
           ),
         dropStaged: (tenant, jobId) => orDie(sql`DELETE FROM import_row_batches WHERE ${ofJob(tenant, jobId)}`).pipe(Effect.asVoid),
         recordChanges: (_tenant, jobId, changes) =>

@@ -46,6 +46,9 @@ export type OnProgress = (processedRows: number) => Effect.Effect<void>
 /** Rows read, matched and staged per round trip; rows written per round trip on apply. */
 const BATCH = 1000
 
+/** Batches whose statements may still be running while the parse reads on. */
+const IN_FLIGHT = 2
+
 /** How often a parse writes its progress (`processed_rows`, and the heartbeat `updated_at`) to the job. */
 const PROGRESS_SAVE_MS = 250
 
@@ -57,6 +60,12 @@ const defaults: Readonly<Record<ImportEntity, Readonly<Record<string, FieldValue
   locations: { code: null, vertical_type: "other", is_primary: false, address: null, latitude: null, longitude: null },
   fleet_vehicles: { make: null, model: null, capacity_kg: null, capacity_parcels: null, fuel_consumption_l_per_100km: null, active: true },
   expenses: { status: "draft", category: "other", currency: "RON", location_id: null, external_ref: null }
+}
+
+/** Whether every text of the row is empty. */
+const allEmpty = (raw: Readonly<Record<string, string>>): boolean => {
+  for (const k in raw) if (raw[k] !== "") return false
+  return true
 }
 
 /** The record's match key, as `rules.ts` computes it from a row. */
@@ -191,7 +200,7 @@ export class Imports extends Context.Service<Imports, {
                   issues.push({ row: rows, column: null, message: `Row ${rows} (line ${record.line}) ${raw}` })
                   continue
                 }
-                if (Object.values(raw).every((v) => v === "")) {
+                if (allEmpty(raw)) {
                   issues.push({ row: rows, column: null, message: "is empty" })
                   continue
                 }
@@ -216,53 +225,67 @@ export class Imports extends Context.Service<Imports, {
                 }
                 valid.push({ row: rows, key: converted.key, fields: converted.fields })
               }
-              // The database work of this batch runs while the next one is read and checked.
-              if (pending !== undefined) yield* Fiber.join(pending)
-              pending = yield* Effect.forkChild(store(valid, issues, rows))
-            })
-
-          /** Matches a batch's valid rows against the records that exist, stages them and its errors, and reports progress. */
-          const store = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, rowsSoFar: number) =>
-            Effect.gen(function*() {
-              const keys = valid.flatMap((r) => r.key === null ? [] : [r.key])
-              const existing = new Map<string, TargetRecord>()
-              for (const r of yield* repo.findTargets(tenant, job.entity, keys)) {
-                const key = keyOfRecord(job.entity, r)
-                if (key !== null) existing.set(key, r)
-              }
-              for (const row of valid) {
-                const current = row.key === null ? undefined : existing.get(row.key)
-                const kind = current === undefined ? "news" : changedFields(current, row.fields).length === 0 ? "skips" : "updates"
-                preview[kind]++
-                if (preview.samples[kind].length < SAMPLE_SIZE) preview.samples[kind].push(sample(row))
-              }
-              for (const i of issues) {
-                if (i.row !== null) erroredRows.add(i.row)
-                if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(i)
-              }
-              preview.errors = erroredRows.size
-              yield* repo.stageRows(tenant, job.id, valid)
-              yield* repo.addIssues(tenant, job.id, issueSeq, issues)
+              // The batch's statements run while the next batches are read and checked; its preview is counted in file order.
+              const firstIssue = issueSeq
               issueSeq += issues.length
-              // Only a parse that stalled past half the lease can have been marked failed meanwhile; it stays failed.
-              if ((yield* Clock.currentTimeMillis) - Date.parse(job.updated_at) > PARSE_LEASE_MS / 2) {
-                const stored = yield* repo.findJob(tenant, job.id)
-                if (stored._tag === "Some" && stored.value.status !== "parsing") {
-                  return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
-                }
-              }
-              // Others read the progress from the job: it is written at most every PROGRESS_SAVE_MS.
-              const now = yield* Clock.currentTimeMillis
-              if (now - Date.parse(job.updated_at) >= PROGRESS_SAVE_MS) job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
-              yield* onProgress(rowsSoFar)
+              inFlight.push({ fiber: yield* Effect.forkChild(write(valid, issues, firstIssue)), valid, issues, rows })
+              while (inFlight.length > IN_FLIGHT) yield* settleOldest
             })
 
-          let pending: Fiber.Fiber<void, ImportFileError> | undefined
+          /** Matches a batch's valid rows against the records that exist, and stages them and its errors: independent statements, at once. */
+          const write = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, firstIssue: number) =>
+            Effect.map(
+              Effect.all([
+                repo.findTargets(tenant, job.entity, valid.flatMap((r) => r.key === null ? [] : [r.key])),
+                repo.stageRows(tenant, job.id, valid),
+                repo.addIssues(tenant, job.id, firstIssue, issues)
+              ], { concurrency: "unbounded" }),
+              ([found]) => found
+            )
+
+          /** Waits for the oldest batch's statements, counts it into the preview, and reports progress. */
+          const settleOldest = Effect.gen(function*() {
+            const { fiber, issues, rows: rowsSoFar, valid } = inFlight.shift()!
+            const existing = new Map<string, TargetRecord>()
+            for (const r of yield* Fiber.join(fiber)) {
+              const key = keyOfRecord(job.entity, r)
+              if (key !== null) existing.set(key, r)
+            }
+            for (const row of valid) {
+              const current = row.key === null ? undefined : existing.get(row.key)
+              const kind = current === undefined ? "news" : changedFields(current, row.fields).length === 0 ? "skips" : "updates"
+              preview[kind]++
+              if (preview.samples[kind].length < SAMPLE_SIZE) preview.samples[kind].push(sample(row))
+            }
+            for (const i of issues) {
+              if (i.row !== null) erroredRows.add(i.row)
+              if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(i)
+            }
+            preview.errors = erroredRows.size
+            // Only a parse that stalled past half the lease can have been marked failed meanwhile; it stays failed.
+            if ((yield* Clock.currentTimeMillis) - Date.parse(job.updated_at) > PARSE_LEASE_MS / 2) {
+              const stored = yield* repo.findJob(tenant, job.id)
+              if (stored._tag === "Some" && stored.value.status !== "parsing") {
+                return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
+              }
+            }
+            // Others read the progress from the job: it is written at most every PROGRESS_SAVE_MS.
+            const now = yield* Clock.currentTimeMillis
+            if (now - Date.parse(job.updated_at) >= PROGRESS_SAVE_MS) job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
+            yield* onProgress(rowsSoFar)
+          })
+
+          const inFlight: Array<{
+            readonly fiber: Fiber.Fiber<ReadonlyArray<TargetRecord>>
+            readonly valid: ReadonlyArray<StagedRow>
+            readonly issues: ReadonlyArray<ImportIssue>
+            readonly rows: number
+          }> = []
           yield* file.records.pipe(
             Stream.rechunk(BATCH),
             Stream.runForEachArray((chunk) => handleBatch(chunk))
           )
-          if (pending !== undefined) yield* Fiber.join(pending)
+          while (inFlight.length > 0) yield* settleOldest
           if (header === undefined) {
             return yield* new ImportFileError({ code: "empty_file", message: "The file is empty: it has no header row" })
           }

@@ -1,95 +1,48 @@
 import { Effect, Stream } from "effect"
 import chardet from "chardet"
-import { parse } from "csv-parse"
 import iconv from "iconv-lite"
+import { Worker } from "node:worker_threads"
 import { type CsvRecord, ImportFileError, MAX_IMPORT_BYTES } from "@opsplatform/core/imports/model"
 import { normalizeRomanian } from "@opsplatform/core/imports/rules"
 import type { CsvFile } from "@opsplatform/core/imports/Imports"
+import type { ParseReply, ParseRequest } from "./csvWorker.ts"
 
 /**
  * Opens a CSV file for an import: reads its first 64 KiB to detect the
  * encoding (BOM, then strict UTF-8, then chardet among Windows-1250 and
- * ISO-8859-2) and the delimiter, then streams the rest through csv-parse
- * (UTF-8 as bytes, the code pages decoded by iconv-lite) — never holding more
- * than a chunk and a batch of rows. Every field comes out with Romanian
- * letters normalised (ş ţ → ș ț), done on the text before it is parsed.
+ * ISO-8859-2) and the delimiter, then streams the rest to csv-parse in a
+ * thread of its own (`csvWorker.ts`; UTF-8 as bytes, the code pages decoded
+ * by iconv-lite) — never holding more than a few chunks and their rows.
+ * Every field comes out with Romanian letters normalised (ş ţ → ș ț), done
+ * on the text before it is parsed.
  * Decisions: docs/decisions.md, "Imports".
  */
 
 const SNIFF_BYTES = 64 * 1024
 
-/** Records handed on at a time: the parser's output is collected until a batch is this big. */
-const BATCH_RECORDS = 1000
+/** Chunks sent to the parser thread before its answer to the first is taken: it parses ahead while rows are checked. */
+const AHEAD = 4
 
-/** Byte pairs of ş Ş ţ Ţ (cedilla) in UTF-8 and the second byte of ș Ș ț Ț (comma below), whose first byte is 0xC8. */
-const commaBelow: Readonly<Record<number, number>> = { 0x9e: 0x98, 0x9f: 0x99, 0xa2: 0x9a, 0xa3: 0x9b }
-
-/**
- * ş ţ with a cedilla become ș ț with a comma below in UTF-8 bytes: both are
- * two bytes (C5 9E/9F/A2/A3 → C8 98/99/9A/9B), so the chunk keeps its
- * length; it is copied only when it holds one. 0xC5 is only ever a lead byte.
- */
-const commaBelowUtf8 = (chunk: Buffer): Buffer => {
-  let out = chunk
-  for (let i = chunk.indexOf(0xc5); i !== -1 && i < chunk.length - 1; i = chunk.indexOf(0xc5, i + 2)) {
-    const second = commaBelow[chunk[i + 1]!]
-    if (second === undefined) continue
-    if (out === chunk) out = Buffer.from(chunk)
-    out[i] = 0xc8
-    out[i + 1] = second
-  }
-  return out
-}
-
-/** Combining marks (U+0300–U+036F) start with byte 0xCC or 0xCD in UTF-8: the text is decomposed and needs NFC. */
-const hasCombiningUtf8 = (chunk: Buffer): boolean => chunk.includes(0xcc) || chunk.includes(0xcd)
-const combining = /[\u0300-\u036f]/
-const cedilla = /[\u015E\u015F\u0162\u0163]/g
-const toCommaBelow = (c: string) => c === "\u015F" ? "\u0219" : c === "\u015E" ? "\u0218" : c === "\u0163" ? "\u021B" : "\u021A"
+/** The parser thread's module: the compiled one beside this file, or the TypeScript source when run from source. */
+const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./csvWorker.ts" : "./csvWorker.js", import.meta.url)
 
 /**
- * The file's bytes as the parser's input, with ş ţ already turned into ș ț:
- * UTF-8 stays bytes (a lead byte cut at a chunk's end waits for the next
- * chunk); the single-byte code pages are decoded by iconv-lite. `decomposed`
- * turns true once the text shows a combining mark: from then on each field
- * is composed (NFC) and normalised on its own.
+ * A parser thread started ahead of the next import, so an upload does not
+ * wait for one to load. It is unreferenced: it never keeps a process alive.
+ * Each thread reads one file and is ended; taking the spare starts the next.
  */
-const textOf = (encoding: string) => {
-  let decomposed = false
-  if (encoding === "UTF-8") {
-    let held: Buffer | undefined
-    return {
-      get decomposed() {
-        return decomposed
-      },
-      write: (bytes: Uint8Array): Buffer => {
-        let chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-        if (held !== undefined) {
-          chunk = Buffer.concat([held, chunk])
-          held = undefined
-        }
-        if (chunk.length > 0 && chunk[chunk.length - 1] === 0xc5) {
-          held = chunk.subarray(chunk.length - 1)
-          chunk = chunk.subarray(0, chunk.length - 1)
-        }
-        if (!decomposed && hasCombiningUtf8(chunk)) decomposed = true
-        return commaBelowUtf8(chunk)
-      },
-      end: (): Buffer => held ?? Buffer.alloc(0)
-    }
-  }
-  const decoder = iconv.getDecoder(encoding)
-  const text = (s: string) => {
-    if (!decomposed && combining.test(s)) decomposed = true
-    return s.replace(cedilla, toCommaBelow)
-  }
-  return {
-    get decomposed() {
-      return decomposed
-    },
-    write: (bytes: Uint8Array): string => text(decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
-    end: (): string => text(decoder.end() ?? "")
-  }
+let spare: Worker | undefined
+const parserThread = (): Worker => {
+  const worker = spare ?? new Worker(workerUrl)
+  spare = new Worker(workerUrl)
+  spare.unref()
+  // A spare that fails to start is dropped; the next import starts its own.
+  const started = spare
+  started.once("error", () => {
+    if (spare === started) spare = undefined
+  })
+  worker.ref()
+  return worker
 }
 
 const fileError = (code: string, message: string) => new ImportFileError({ code, message })
@@ -189,38 +142,55 @@ export const openCsv = (
           yield next.value
         }
       }
-      const text = textOf(encoding)
-      const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true })
-      // A record is taken as the parser pushes it, so `info.lines` is still its line (cheaper than `info: true`).
-      let parsed: Array<CsvRecord> = []
-      parser.on("data", (fields: Array<string>) => {
-        parsed.push({ line: parser.info.lines, fields: text.decomposed ? fields.map(normalizeRomanian) : fields })
-      })
-      let failure: unknown = undefined
-      parser.on("error", (e) => (failure ??= e))
-      const settled = <A>(start: (done: (e?: Error | null) => void) => A) =>
-        new Promise<void>((resolve, reject) => {
-          start((e) => (e != null ? reject(e) : failure !== undefined ? reject(failure) : resolve()))
-        })
-      const write = (chunk: Buffer | string) => settled((done) => parser.write(chunk, done))
+      // Parsing runs in its own thread, a few chunks ahead of the rows being checked (decided: docs/decisions.md, "Imports").
+      const worker = parserThread()
+      worker.postMessage({ start: { encoding, delimiter } } satisfies ParseRequest)
+      const inbox: Array<ParseReply | Error> = []
+      let wake: (() => void) | undefined
+      const deliver = (m: ParseReply | Error) => {
+        inbox.push(m)
+        wake?.()
+      }
+      worker.on("message", deliver)
+      worker.on("error", deliver)
+      worker.on("exit", (code) => deliver(new Error(`the parser stopped (exit code ${code})`)))
+      const receive = async (): Promise<ParseReply> => {
+        while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+        wake = undefined
+        const m = inbox.shift()!
+        if (m instanceof Error) throw m
+        if (m.error !== undefined) throw new Error(m.error)
+        return m
+      }
       const batches = async function*(): AsyncGenerator<readonly [CsvRecord, ...Array<CsvRecord>]> {
-        // The "data" listener puts the parser in flowing mode on the next tick; records pushed before that would wait in its buffer.
-        await new Promise<void>((resolve) => setImmediate(resolve))
-        for await (const chunk of bytes()) {
-          await write(text.write(chunk))
-          if (parsed.length >= BATCH_RECORDS) {
-            const batch = parsed
-            parsed = []
-            yield batch as unknown as readonly [CsvRecord, ...Array<CsvRecord>]
+        const source = bytes()[Symbol.asyncIterator]()
+        let sent = 0
+        let ended = false
+        try {
+          while (true) {
+            while (!ended && sent < AHEAD) {
+              const next = await source.next()
+              if (next.done === true) {
+                ended = true
+                worker.postMessage({ end: true } satisfies ParseRequest)
+              } else worker.postMessage({ chunk: next.value } satisfies ParseRequest)
+              sent++
+            }
+            const reply = await receive()
+            sent--
+            if (reply.fields.length > 0) {
+              const records = reply.fields.map((fields, i): CsvRecord => ({
+                line: reply.lines[i]!,
+                fields: reply.decomposed ? fields.map(normalizeRomanian) : fields
+              }))
+              yield records as unknown as readonly [CsvRecord, ...Array<CsvRecord>]
+            }
+            if (reply.done === true) return
           }
+        } finally {
+          worker.removeAllListeners("exit")
+          void worker.terminate()
         }
-        await write(text.end())
-        await settled((done) => {
-          parser.once("end", () => done())
-          parser.once("error", done)
-          parser.end()
-        })
-        if (parsed.length > 0) yield parsed as unknown as readonly [CsvRecord, ...Array<CsvRecord>]
       }
       return {
         encoding,

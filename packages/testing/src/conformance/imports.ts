@@ -89,7 +89,14 @@ export const importRepoConformance = (name: string, storage: Storage) =>
           yield* repo.addIssues(a.live, j.id, 2, [{ row: 1, column: null, message: "later" }])
           assert.deepStrictEqual((yield* repo.issues(a.live, j.id)).map((i) => i.message), ["bad", "file", "later"])
           const staged = (rows: ReadonlyArray<number>) =>
-            rows.map((row) => ({ row, key: row === 4 ? null : `RO:${row}`, fields: { name: `Row ${row}`, active: true, amount: "1.50", note: null } }))
+            rows.map((row) => ({
+              row,
+              key: row === 4 ? null : `RO:${row}`,
+              // Rows of one batch may set different fields (a kind only where the file gives one).
+              fields: row % 2 === 0
+                ? { name: `Row ${row}`, active: true, amount: "1.50", note: null }
+                : { name: `Row ${row}`, kind: "supplier", capacity: 12.5 }
+            }))
           yield* repo.stageRows(a.live, j.id, staged([1, 2, 4, 7]))
           yield* repo.stageRows(a.live, j.id, staged([9, 12]))
           // A batch at a time, in row order, from the row after `after` — even mid-batch.
