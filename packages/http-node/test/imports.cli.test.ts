@@ -132,8 +132,8 @@ const killMidApply = async (childEnv: Record<string, string | undefined>, choice
     const timer = setTimeout(() => reject(new Error(`the apply did not start:\n${stderr}`)), 180_000)
     child.stderr.on("data", (d) => {
       stderr += d
-      // Five batches written inside the apply's transaction: well into it.
-      if (/"phase":"apply","rows":5000\b/.test(stderr)) {
+      // Some 5000 rows written inside the apply's transaction (it writes a staged batch at a time): well into it.
+      if ([...stderr.matchAll(/"phase":"apply","rows":(\d+)/g)].some((m) => Number(m[1]) >= 5000)) {
         clearTimeout(timer)
         child.kill("SIGKILL")
         resolve()

@@ -30,6 +30,7 @@ import { ObligationsHandlers } from "../http/Obligations.ts"
 import { RoutesHandlers } from "../http/Routes.ts"
 import { TenancyHandlers } from "../http/Tenancy.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
+import { credentialCache } from "./credentialCache.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { DocsRoutes } from "./docs.ts"
 import { FiscalRegistryLive } from "./jobs/fiscal.ts"
@@ -62,6 +63,8 @@ export type CoreLive =
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(FiscalRegistryLive),
+    // Over the SQL credential repository: authentication's lookups, cached where changes can be heard.
+    Layer.provideMerge(credentialCache(choice)),
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(webhooksInfrastructure(choice)),

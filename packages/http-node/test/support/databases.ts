@@ -28,7 +28,7 @@ export const testDatabases = (): ReadonlyArray<TestDatabase> => {
 }
 
 /** Runs one statement on the PostgreSQL of `url`, on a connection of its own. */
-const runOn = (url: string, statement: string) =>
+export const runOn = (url: string, statement: string) =>
   Effect.runPromise(Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(statement)).pipe(
     Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
     Effect.orDie

@@ -16,6 +16,7 @@ import metering from "./0009_metering.ts"
 import imports from "./0013_imports.ts"
 import listIndexes from "./0015_list_indexes.ts"
 import importRowBatches from "./0016_import_row_batches.ts"
+import credentialChanges from "./0017_credential_changes.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -41,5 +42,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_metering": metering,
   "0013_imports": imports,
   "0015_list_indexes": listIndexes,
-  "0016_import_row_batches": importRowBatches
+  "0016_import_row_batches": importRowBatches,
+  "0017_credential_changes": credentialChanges
 }
