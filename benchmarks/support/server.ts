@@ -1,6 +1,7 @@
 import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { coreLive } from "../../packages/http-node/src/server/app.ts"
+import { credentialCacheSwitch } from "../../packages/http-node/src/server/database.ts"
 import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
 
 /**
@@ -12,7 +13,12 @@ export const startBenchServer = async (env?: Record<string, string>, extra: Laye
   // Webhook secrets are sealed under the operator key on PostgreSQL; a benchmark database takes any.
   process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
   const database = process.env.DATABASE_URL
-    ? { _tag: "Postgres" as const, url: process.env.DATABASE_URL, maxConnections: 10 }
+    ? {
+      _tag: "Postgres" as const,
+      url: process.env.DATABASE_URL,
+      maxConnections: 10,
+      credentialCache: credentialCacheSwitch(env?.OPSPLATFORM_CREDENTIAL_CACHE)
+    }
     : { _tag: "EmbeddedMemory" as const }
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
