@@ -124,6 +124,16 @@ export class Imports extends Context.Service<Imports, {
       const eventId = Effect.map(ids.uuid, freshEventId)
       const find = (tenant: Tenant, id: string) => findOr404("import job", id, (id) => repo.findJob(tenant, id))
       const get = (tenant: Tenant, id: string) => Effect.flatMap(find(tenant, id), (job) => settle(tenant, job))
+      /** The tenant's records these rows match, by match key (rows without a key match none). */
+      const existingFor = (tenant: Tenant, entity: ImportEntity, rows: ReadonlyArray<StagedRow>) =>
+        Effect.map(repo.findTargets(tenant, entity, rows.flatMap((r) => r.key === null ? [] : [r.key])), (found) => {
+          const existing = new Map<string, TargetRecord>()
+          for (const r of found) {
+            const key = keyOfRecord(entity, r)
+            if (key !== null) existing.set(key, r)
+          }
+          return existing
+        })
       const noProgress: OnProgress = () => Effect.void
 
       /** Stores the job with `updated_at` now: the heartbeat a parse keeps up (see `settle`). */
@@ -236,7 +246,7 @@ export class Imports extends Context.Service<Imports, {
           const write = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, firstIssue: number) =>
             Effect.map(
               Effect.all([
-                repo.findTargets(tenant, job.entity, valid.flatMap((r) => r.key === null ? [] : [r.key])),
+                existingFor(tenant, job.entity, valid),
                 repo.stageRows(tenant, job.id, valid),
                 repo.addIssues(tenant, job.id, firstIssue, issues)
               ], { concurrency: "unbounded" }),
@@ -246,11 +256,7 @@ export class Imports extends Context.Service<Imports, {
           /** Waits for the oldest batch's statements, counts it into the preview, and reports progress. */
           const settleOldest = Effect.gen(function*() {
             const { fiber, issues, rows: rowsSoFar, valid } = inFlight.shift()!
-            const existing = new Map<string, TargetRecord>()
-            for (const r of yield* Fiber.join(fiber)) {
-              const key = keyOfRecord(job.entity, r)
-              if (key !== null) existing.set(key, r)
-            }
+            const existing = yield* Fiber.join(fiber)
             for (const row of valid) {
               const current = row.key === null ? undefined : existing.get(row.key)
               const kind = current === undefined ? "news" : changedFields(current, row.fields).length === 0 ? "skips" : "updates"
@@ -262,21 +268,21 @@ export class Imports extends Context.Service<Imports, {
               if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(i)
             }
             preview.errors = erroredRows.size
+            const sinceSaved = (yield* Clock.currentTimeMillis) - Date.parse(job.updated_at)
             // Only a parse that stalled past half the lease can have been marked failed meanwhile; it stays failed.
-            if ((yield* Clock.currentTimeMillis) - Date.parse(job.updated_at) > PARSE_LEASE_MS / 2) {
+            if (sinceSaved > PARSE_LEASE_MS / 2) {
               const stored = yield* repo.findJob(tenant, job.id)
               if (stored._tag === "Some" && stored.value.status !== "parsing") {
                 return yield* new ImportFileError({ code: "interrupted", message: stored.value.failure?.message ?? "The job was stopped" })
               }
             }
             // Others read the progress from the job: it is written at most every PROGRESS_SAVE_MS.
-            const now = yield* Clock.currentTimeMillis
-            if (now - Date.parse(job.updated_at) >= PROGRESS_SAVE_MS) job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
+            if (sinceSaved >= PROGRESS_SAVE_MS) job = yield* save(tenant, { ...job, processed_rows: rowsSoFar })
             yield* onProgress(rowsSoFar)
           })
 
           const inFlight: Array<{
-            readonly fiber: Fiber.Fiber<ReadonlyArray<TargetRecord>>
+            readonly fiber: Fiber.Fiber<ReadonlyMap<string, TargetRecord>>
             readonly valid: ReadonlyArray<StagedRow>
             readonly issues: ReadonlyArray<ImportIssue>
             readonly rows: number
@@ -381,11 +387,7 @@ export class Imports extends Context.Service<Imports, {
               const rows = yield* repo.stagedRows(tenant, job.id, after)
               if (rows.length === 0) break
               after = rows[rows.length - 1]!.row
-              const existing = new Map<string, TargetRecord>()
-              for (const r of yield* repo.findTargets(tenant, job.entity, rows.flatMap((r) => r.key === null ? [] : [r.key]))) {
-                const key = keyOfRecord(job.entity, r)
-                if (key !== null) existing.set(key, r)
-              }
+              const existing = yield* existingFor(tenant, job.entity, rows)
               const creates: Array<TargetRecord> = []
               const changes: Array<ImportChange> = []
               for (const row of rows) {
