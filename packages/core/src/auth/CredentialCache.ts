@@ -76,6 +76,13 @@ export const cachedCredentialRepo = (
       // The epoch at which each id was last heard, for revocations waiting on their announcement.
       const heardAt = new Map<string, number>()
 
+      /** Drops one entry from both maps. */
+      const evict = (hash: string) => {
+        const entry = byHash.get(hash)
+        if (entry === undefined) return
+        byHash.delete(hash)
+        hashById.delete(entry.credential.id)
+      }
       const forget = (id: string) => {
         epoch++
         if (id === "*") {
@@ -84,17 +91,11 @@ export const cachedCredentialRepo = (
           return
         }
         const hash = hashById.get(id)
-        if (hash !== undefined) byHash.delete(hash)
-        hashById.delete(id)
+        if (hash !== undefined) evict(hash)
       }
       const forgetWhere = (matches: (c: StoredCredential) => boolean) => {
         epoch++
-        for (const [hash, entry] of byHash) {
-          if (matches(entry.credential)) {
-            byHash.delete(hash)
-            hashById.delete(entry.credential.id)
-          }
-        }
+        for (const [hash, entry] of byHash) if (matches(entry.credential)) evict(hash)
       }
       const heard = (id: string) => {
         forget(id)
@@ -129,11 +130,7 @@ export const cachedCredentialRepo = (
         if (byHash.size >= settings.maxEntries) {
           // The oldest entry goes first (a Map keeps insertion order).
           const oldest = byHash.keys().next()
-          if (oldest.done !== true) {
-            const entry = byHash.get(oldest.value)!
-            byHash.delete(oldest.value)
-            hashById.delete(entry.credential.id)
-          }
+          if (oldest.done !== true) evict(oldest.value)
         }
         byHash.set(credential.token_hash, { credential, until: now + settings.ttlMs })
         hashById.set(credential.id, credential.token_hash)
