@@ -16,7 +16,9 @@ const asciiOnly = /^[\x00-\x7f]*$/
 
 /**
  * Romanian letters as they should be: ş ţ with a cedilla (what Windows-1250
- * and ISO-8859-2 carry) become ș ț with a comma below; composed (NFC).
+ * and ISO-8859-2 carry) become ș ț with a comma below; composed (NFC). The
+ * import's parser thread applies the same map before parsing
+ * (http-node `imports/csvText.ts`, which loads no core module).
  */
 export const normalizeRomanian = (text: string): string =>
   asciiOnly.test(text) ? text : text.normalize("NFC").replace(/[\u015E\u015F\u0162\u0163]/g, (c) =>

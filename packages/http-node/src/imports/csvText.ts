@@ -29,6 +29,8 @@ const commaBelowUtf8 = (chunk: Buffer): Buffer => {
 /** Combining marks (U+0300–U+036F) start with byte 0xCC or 0xCD in UTF-8: the text is decomposed and needs NFC. */
 const hasCombiningUtf8 = (chunk: Buffer): boolean => chunk.includes(0xcc) || chunk.includes(0xcd)
 const combining = /[\u0300-\u036f]/
+// The same letters core's `normalizeRomanian` rewrites per field: the parser thread loads no core module, so it
+// keeps its own copy of the four-letter map; the two must change together.
 const cedilla = /[\u015E\u015F\u0162\u0163]/g
 const toCommaBelow = (c: string) => c === "\u015F" ? "\u0219" : c === "\u015E" ? "\u0218" : c === "\u0163" ? "\u021B" : "\u021A"
 
