@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import { Contacts } from "@opsplatform/core"
 import { makeFixture } from "@opsplatform/testing"
 import { loadTest, summary } from "../support/autocannon.ts"
+import { medianBy } from "../support/rounds.ts"
 import { startBenchServer } from "../support/server.ts"
 
 if (!process.env.DATABASE_URL) throw new Error("The credential cache runs on PostgreSQL: set DATABASE_URL")
@@ -24,18 +25,18 @@ const uncached = await startBenchServer({ OPSPLATFORM_CREDENTIAL_CACHE: "off" })
 try {
   const fixture = await cached.run(makeFixture("Credential cache benchmark"))
   const contact = await cached.run(Effect.flatMap(Contacts.Contacts, (c) => c.create(fixture.live, { name: "Bench SRL", kind: "customer" })))
-  const load = (port: number) =>
+  const load = (port: number, seconds = duration) =>
     loadTest({
       url: `http://127.0.0.1:${port}/v1/contacts/${contact.id}`,
       connections,
-      seconds: duration,
+      seconds,
       headers: { authorization: `Bearer ${fixture.tokens.api}` }
     })
   // Both answer the same, and warm up.
   for (const port of [cached.port, uncached.port]) {
     const r = await fetch(`http://127.0.0.1:${port}/v1/contacts/${contact.id}`, { headers: { authorization: `Bearer ${fixture.tokens.api}` } })
     if (r.status !== 200) throw new Error(`the server on ${port} answered ${r.status}`)
-    await loadTest({ url: `http://127.0.0.1:${port}/v1/contacts/${contact.id}`, connections, seconds: 2, headers: { authorization: `Bearer ${fixture.tokens.api}` } })
+    await load(port, 2)
   }
   const on: Array<ReturnType<typeof summary>> = []
   const off: Array<ReturnType<typeof summary>> = []
@@ -43,8 +44,7 @@ try {
     off.push(summary(await load(uncached.port)))
     on.push(summary(await load(cached.port)))
   }
-  const median = (runs: ReadonlyArray<ReturnType<typeof summary>>) =>
-    [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(runs.length / 2)]!
+  const median = (runs: ReadonlyArray<ReturnType<typeof summary>>) => medianBy(runs, (r) => r.requestsPerSecond)
   const row = (name: string, m: ReturnType<typeof summary>) =>
     `| ${name} | ${m.requestsPerSecond} | ${m.latencyP50Ms} | ${m.latencyP99Ms} | ${m.non2xx} |`
   console.log(`${rounds} rounds of ${duration} s, ${connections} connections, node ${process.version}`)

@@ -16,6 +16,7 @@ import { Effect } from "effect"
 import { Contacts, Grants, Invoices, Tenancy } from "@opsplatform/core"
 import { makeFixture, uniqueCui } from "@opsplatform/testing"
 import { loadTest, summary } from "../support/autocannon.ts"
+import { medianBy } from "../support/rounds.ts"
 import { startBenchServer } from "../support/server.ts"
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
@@ -74,7 +75,7 @@ for (let i = 0; i < rounds; i++) {
   const acting = await load(onBehalf)
   pairs.push({ baseline, acting, ratio: acting.requests.average / baseline.requests.average })
 }
-const { acting, baseline } = [...pairs].sort((x, y) => x.ratio - y.ratio)[Math.floor(rounds / 2)]!
+const { acting, baseline } = medianBy(pairs, (p) => p.ratio)
 console.log(JSON.stringify({
   database: database._tag,
   connections,

@@ -24,6 +24,7 @@ import { ImportModel, Imports, Tenancy } from "@opsplatform/core"
 import { writeContactsCsv } from "@opsplatform/testing/importFiles"
 import { openCsv } from "../../packages/http-node/src/imports/csvFile.ts"
 import { openBenchCore } from "../support/core.ts"
+import { medianBy } from "../support/rounds.ts"
 
 const rows = Number(process.env.BENCH_ROWS ?? 100_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -89,9 +90,8 @@ try {
   for (const { result: job } of imports) {
     if (job.status !== "ready" || job.preview.news !== rows) throw new Error(`the import ended ${job.status}: ${JSON.stringify(job.preview)}`)
   }
-  const median = <A extends { readonly ms: number }>(runs: ReadonlyArray<A>) => [...runs].sort((x, y) => x.ms - y.ms)[Math.floor(runs.length / 2)]!
-  const baseline = median(baselines)
-  const imported = median(imports)
+  const baseline = medianBy(baselines, (r) => r.ms)
+  const imported = medianBy(imports, (r) => r.ms)
   const peak = (runs: ReadonlyArray<{ readonly peakRss: number; readonly peakHeap: number }>) => ({
     rss: Math.max(...runs.map((r) => r.peakRss)),
     heap: Math.max(...runs.map((r) => r.peakHeap))
