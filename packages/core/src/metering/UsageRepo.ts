@@ -1,11 +1,13 @@
-import { Context, Effect, Layer, type Option, Struct } from "effect"
+import { Context, Effect, Layer, Option, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 import { NullableTimestamp, Numeric, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
+import { makeGroupCommit } from "../shared/groupCommit.ts"
 import { orDie } from "../shared/sql.ts"
 import { tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import { StoredUsage, type SubscriptionStatus, type UsageFilter, UsageRecord, type UsageRecordId } from "./model.ts"
+import { RecordingSettings } from "./settings.ts"
 import { SubscriptionRow } from "./SubscriptionRepo.ts"
 
 const usageColumns = {
@@ -47,7 +49,9 @@ export type RecordOutcome =
  * its forwarding (the outbox row, `pending`, due at once) and the stream of
  * its customer and meter, all or nothing. The store keeps one record per
  * identifier of a subscription forever (a unique index), whatever the
- * concurrency.
+ * concurrency. The SQL store writes concurrent reports (outside a
+ * transaction) in one statement and commit, each answered as if alone
+ * (`RecordingSettings`).
  */
 export class UsageRepo extends Context.Service<UsageRepo, TenantScoped<{
   readonly record: (tenant: Tenant, usage: NewUsage) => Effect.Effect<RecordOutcome>
@@ -73,48 +77,84 @@ export class UsageRepo extends Context.Service<UsageRepo, TenantScoped<{
       const usage = tenantTable(sql, { name: "usage_records", row: UsageRow })
       const subscriptions = tenantTable(sql, { name: "subscriptions", row: SubscriptionRow })
       const records = tenantTable(sql, { name: "usage_record_view", row: UsageRecordRow })
+      /**
+       * The one write of a group of reports, each with its tenant: every report reads its tenant's subscription and,
+       * while it is active, writes the record, its outbox row and its customer's and meter's stream — all in one
+       * statement, answering each report's outcome in order. Rows are written in key order (stream id; subscription
+       * and identifier), so two groups that share keys wait on each other in the same order and never deadlock; of
+       * reports repeating one identifier, the first to arrive is recorded.
+       */
+      const recordGroup = (reports: ReadonlyArray<{ readonly tenant: Tenant; readonly usage: NewUsage }>) =>
+        sql<{ readonly n: number; readonly status: SubscriptionStatus | null; readonly recorded: boolean }>`WITH input AS (
+            SELECT * FROM jsonb_to_recordset(${
+          JSON.stringify(reports.map(({ tenant, usage: u }, n) => ({
+            n,
+            id: u.id,
+            organization_id: tenant.organizationId,
+            environment: tenant.environment,
+            subscription_id: u.subscription_id,
+            identifier: u.identifier,
+            quantity: u.quantity,
+            timestamp: u.timestamp,
+            created_at: u.created_at
+          })))
+        }::jsonb) AS t(n int, id uuid, organization_id uuid, environment text, subscription_id uuid, identifier text,
+              quantity bigint, "timestamp" timestamptz, created_at timestamptz)
+          ), s AS (
+            SELECT i.*, sub.status, sub.processor, sub.processor_customer_id, sub.meter_event_name,
+              -- The stream's id is its key's digest, so concurrent first reports of a customer and meter agree on it
+              -- without reading each other's uncommitted rows.
+              md5(sub.environment || E'\n' || sub.processor || E'\n' || sub.processor_customer_id || E'\n' ||
+                sub.meter_event_name)::uuid AS stream_id
+            FROM input i LEFT JOIN subscriptions sub
+              ON sub.id = i.subscription_id AND sub.organization_id = i.organization_id AND sub.environment = i.environment
+          ), active AS (
+            SELECT * FROM s WHERE status = 'active'
+          ), stream AS (
+            INSERT INTO usage_streams (id, environment, processor, processor_customer_id, meter_event_name)
+            SELECT DISTINCT stream_id, environment, processor, processor_customer_id, meter_event_name FROM active
+            ORDER BY stream_id
+            ON CONFLICT (id) DO NOTHING
+          ), recorded AS (
+            INSERT INTO usage_records (id, organization_id, environment, subscription_id, identifier, quantity, timestamp,
+              processor, processor_customer_id, meter_event_name, differing_retries, last_differing_retry_at, created_at)
+            SELECT id, organization_id, environment, subscription_id, identifier, quantity, "timestamp", processor,
+              processor_customer_id, meter_event_name, 0, NULL, created_at
+            FROM active ORDER BY subscription_id, identifier, n
+            ON CONFLICT (subscription_id, identifier) DO NOTHING
+            RETURNING id, created_at
+          ), forwarding AS (
+            INSERT INTO usage_forwarding (usage_id, stream_id, status, attempts, next_attempt_at, updated_at)
+            SELECT r.id, a.stream_id, 'pending', 0, r.created_at, r.created_at FROM recorded r JOIN active a ON a.id = r.id
+            RETURNING usage_id
+          )
+          SELECT s.n, s.status, f.usage_id IS NOT NULL AS recorded FROM s LEFT JOIN forwarding f ON f.usage_id = s.id
+          ORDER BY s.n`.pipe(
+          orDie,
+          Effect.map((rows) =>
+            rows.map((row): RecordOutcome =>
+              row.status === null
+                ? { _tag: "NoSubscription" }
+                : row.status !== "active"
+                ? { _tag: "NotActive", status: row.status }
+                : row.recorded
+                ? { _tag: "Recorded" }
+                : { _tag: "AlreadyRecorded" }
+            )
+          )
+        )
+      const alone = (tenant: Tenant, usage: NewUsage) => Effect.map(recordGroup([{ tenant, usage }]), (outcomes) => outcomes[0]!)
+      // Concurrent reports share a statement and a commit (decided: docs/decisions.md, "Usage metering").
+      const settings = yield* RecordingSettings
+      const grouped = settings.maxGroup > 1
+        ? yield* makeGroupCommit({ run: recordGroup, maxGroup: settings.maxGroup, maxInFlight: settings.groupsInFlight })
+        : undefined
+
       return UsageRepo.of({
-        record: (tenant, u) => {
-            // The stream's id is its key's digest, so concurrent first reports of a customer and meter agree on it
-            // without reading each other's uncommitted rows.
-            const streamId = sql`md5(s.environment || E'\n' || s.processor || E'\n' || s.processor_customer_id || E'\n' ||
-              s.meter_event_name)::uuid`
-            return orDie(sql<{ readonly status: SubscriptionStatus; readonly recorded: boolean }>`WITH s AS (
-                SELECT status, environment, processor, processor_customer_id, meter_event_name FROM subscriptions
-                WHERE ${subscriptions.where(tenant, [sql`id = ${u.subscription_id}`])}
-              ), active AS (
-                SELECT * FROM s WHERE status = 'active'
-              ), stream AS (
-                INSERT INTO usage_streams (id, environment, processor, processor_customer_id, meter_event_name)
-                SELECT ${streamId}, s.environment, s.processor, s.processor_customer_id, s.meter_event_name FROM active s
-                ON CONFLICT (id) DO NOTHING
-              ), recorded AS (
-                INSERT INTO usage_records (id, organization_id, environment, subscription_id, identifier, quantity, timestamp,
-                  processor, processor_customer_id, meter_event_name, differing_retries, last_differing_retry_at, created_at)
-                SELECT ${u.id}::uuid, ${tenant.organizationId}::uuid, ${tenant.environment}, ${u.subscription_id}::uuid,
-                  ${u.identifier}, ${u.quantity}::bigint, ${u.timestamp}::timestamptz, s.processor, s.processor_customer_id,
-                  s.meter_event_name, 0, NULL, ${u.created_at}::timestamptz
-                FROM active s
-                ON CONFLICT (subscription_id, identifier) DO NOTHING
-                RETURNING id, created_at
-              ), forwarding AS (
-                INSERT INTO usage_forwarding (usage_id, stream_id, status, attempts, next_attempt_at, updated_at)
-                SELECT r.id, ${streamId}, 'pending', 0, r.created_at, r.created_at FROM recorded r, active s
-                RETURNING usage_id
-              )
-              SELECT s.status, EXISTS (SELECT 1 FROM forwarding) AS recorded FROM s`).pipe(
-                Effect.map((rows): RecordOutcome => {
-                  const [row] = rows
-                  return row === undefined
-                    ? { _tag: "NoSubscription" }
-                    : row.status !== "active"
-                    ? { _tag: "NotActive", status: row.status }
-                    : row.recorded
-                    ? { _tag: "Recorded" }
-                    : { _tag: "AlreadyRecorded" }
-                })
-              )
-          },
+        record: (tenant, u) =>
+          // Inside a transaction the report is written on its connection, to commit or roll back with the rest.
+          Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+            grouped === undefined || Option.isSome(transaction) ? alone(tenant, u) : grouped({ tenant, usage: u })),
         findByIdentifier: (tenant, subscriptionId, identifier) =>
           usage.find(tenant, [sql`subscription_id = ${subscriptionId}`, sql`identifier = ${identifier}`]),
         noteDifferingRetry: (tenant, id, at) =>

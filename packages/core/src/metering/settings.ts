@@ -29,3 +29,21 @@ export const defaultForwardingSettings: ForwardingSettings = {
 export const ForwardingSettings = Context.Reference<ForwardingSettings>("@opsplatform/core/metering/ForwardingSettings", {
   defaultValue: () => defaultForwardingSettings
 })
+
+/**
+ * How the SQL store writes usage reports: concurrent reports share a
+ * statement and a commit (`makeGroupCommit`), up to `maxGroup` in one, with at
+ * most `groupsInFlight` such statements under way in a process. A `maxGroup`
+ * of 1 writes each report by itself, as many at once as the pool allows.
+ * Decided: docs/decisions.md, "Usage metering".
+ */
+export interface RecordingSettings {
+  readonly maxGroup: number
+  readonly groupsInFlight: number
+}
+
+export const defaultRecordingSettings: RecordingSettings = { maxGroup: 100, groupsInFlight: 2 }
+
+export const RecordingSettings = Context.Reference<RecordingSettings>("@opsplatform/core/metering/RecordingSettings", {
+  defaultValue: () => defaultRecordingSettings
+})

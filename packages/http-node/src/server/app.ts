@@ -38,6 +38,7 @@ import { RoutesConfigLive } from "./routesConfig.ts"
 import { WebhooksHandlers } from "../http/Webhooks.ts"
 import { webhooksInfrastructure } from "./webhooks.ts"
 import { MailSettingsLive } from "./jobs/mail.ts"
+import { RecordingSettingsLive } from "./metering.ts"
 import { ImportsHandlers } from "../http/Imports.ts"
 
 /** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
@@ -66,6 +67,7 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     // Over the SQL credential repository: authentication's lookups, cached where changes can be heard.
     Layer.provideMerge(credentialCache(choice)),
     Layer.provideMerge(CoreLayers.SqlStorage),
+    Layer.provideMerge(RecordingSettingsLive),
     Layer.provideMerge(RoutesConfigLive),
     Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(MailSettingsLive),

@@ -85,6 +85,22 @@ export const meteringSettings = Effect.gen(function*() {
   return { stripe, forwarding }
 }).pipe(Effect.orDie)
 
+/**
+ * How the SQL store writes usage reports, from `OPSPLATFORM_METERING_GROUP_MAX`
+ * (reports in one statement at most; 1 writes each by itself) and
+ * `OPSPLATFORM_METERING_GROUPS_IN_FLIGHT` (such statements at once).
+ */
+export const RecordingSettingsLive = Layer.effect(
+  ForwardingSettings.RecordingSettings,
+  Effect.gen(function*() {
+    const d = ForwardingSettings.defaultRecordingSettings
+    return {
+      maxGroup: yield* positiveInt("OPSPLATFORM_METERING_GROUP_MAX", d.maxGroup),
+      groupsInFlight: yield* positiveInt("OPSPLATFORM_METERING_GROUPS_IN_FLIGHT", d.groupsInFlight)
+    }
+  }).pipe(Effect.orDie)
+)
+
 /** The forwarder with Stripe as its processor, configured from the environment. */
 export const UsageForwarderLive = Layer.unwrap(Effect.map(meteringSettings, ({ forwarding, stripe }) =>
   UsageForwarder.UsageForwarder.layer.pipe(

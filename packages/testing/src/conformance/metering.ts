@@ -8,6 +8,7 @@ import { type StoredUsage, type Subscription, SubscriptionId, UsageRecordId } fr
 import { SubscriptionRepo } from "@opsplatform/core/metering/SubscriptionRepo"
 import { UsageRepo } from "@opsplatform/core/metering/UsageRepo"
 import { Ids, newId } from "@opsplatform/core/shared/Ids"
+import { Transactor } from "@opsplatform/core/shared/Transactor"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { freshOrganization, timestamps } from "./support.ts"
@@ -150,6 +151,82 @@ export const meteringConformance = (
           const listed = yield* repo.list(org.live, s.id, {}, yield* pageRequest({}))
           assert.strictEqual(listed.meta.total, 1)
           assert.strictEqual(listed.items[0]!.id, attempts[stored.indexOf(true)]!.id)
+        }))
+
+      it.effect("usage: concurrent reports of several tenants are each answered as if alone", () =>
+        Effect.gen(function*() {
+          const repo = yield* UsageRepo
+          const ids = yield* Ids
+          const a = yield* freshOrganization
+          const b = yield* freshOrganization
+          const sa = yield* subscribed(a.live)
+          const sb = yield* subscribed(b.live)
+          const paused = yield* subscribed(a.live, { status: "paused" })
+          const [at] = timestamps(1, FAR)
+          const report = (s: Subscription, identifier: string, quantity = 1) =>
+            Effect.map(ids.uuid, (id) => usageOf(s, id, at!, { identifier, quantity }))
+          // Three bursts of the same mix, all at once: on SQL storage most of them share statements.
+          const cases: Array<{ readonly tenant: Tenant; readonly usage: StoredUsage; readonly expected: string }> = []
+          for (const round of [1, 2, 3]) {
+            cases.push(
+              { tenant: a.live, usage: yield* report(sa, `own-${round}`), expected: "Recorded" },
+              { tenant: b.live, usage: yield* report(sa, `foreign-${round}`), expected: "NoSubscription" },
+              { tenant: a.sandbox, usage: yield* report(sa, `other-environment-${round}`), expected: "NoSubscription" },
+              { tenant: a.live, usage: yield* report(paused, `paused-${round}`), expected: "NotActive" },
+              { tenant: b.live, usage: yield* report(sb, `own-${round}`), expected: "Recorded" },
+              { tenant: a.live, usage: yield* report(sa, `twice-${round}`, 2), expected: "Recorded or AlreadyRecorded" },
+              { tenant: a.live, usage: yield* report(sa, `twice-${round}`, 5), expected: "Recorded or AlreadyRecorded" }
+            )
+          }
+          const outcomes = yield* Effect.all(cases.map((c) => repo.record(c.tenant, c.usage)), { concurrency: "unbounded" })
+          cases.forEach((c, i) => {
+            const outcome = outcomes[i]!
+            if (c.expected === "Recorded or AlreadyRecorded") {
+              assert.include(["Recorded", "AlreadyRecorded"], outcome._tag, c.usage.identifier)
+            } else {
+              assert.strictEqual(outcome._tag, c.expected, `${c.usage.identifier} of ${c.tenant.environment}`)
+            }
+            if (outcome._tag === "NotActive") assert.strictEqual(outcome.status, "paused")
+          })
+          const recordedIds = cases.filter((_, i) => outcomes[i]!._tag === "Recorded").map((c) => c.usage.id)
+          // Each repeated identifier: exactly one of its two reports recorded, and the record is that report.
+          for (const round of [1, 2, 3]) {
+            const twice = cases.filter((c) => c.usage.identifier === `twice-${round}`)
+            assert.strictEqual(twice.filter((c) => recordedIds.includes(c.usage.id)).length, 1)
+            const stored = Option.getOrThrow(yield* repo.findByIdentifier(a.live, sa.id, `twice-${round}`))
+            assert.isTrue(recordedIds.includes(stored.id))
+            assert.strictEqual(stored.quantity, twice.find((c) => c.usage.id === stored.id)!.usage.quantity)
+          }
+          const page = yield* pageRequest({ perPage: 100 })
+          const listedA = (yield* repo.list(a.live, sa.id, {}, page)).items
+          assert.sameMembers(listedA.map((r) => r.identifier), ["own-1", "own-2", "own-3", "twice-1", "twice-2", "twice-3"])
+          assert.isTrue(listedA.every((r) => r.forwarding_status === "pending" && r.attempts === 0))
+          assert.sameMembers((yield* repo.list(b.live, sb.id, {}, page)).items.map((r) => r.identifier), ["own-1", "own-2", "own-3"])
+          assert.strictEqual((yield* repo.list(a.live, paused.id, {}, page)).meta.total, 0)
+          assert.strictEqual((yield* repo.list(a.sandbox, sa.id, {}, page)).meta.total, 0)
+        }))
+
+      it.effect("usage: a report inside a transaction commits or rolls back with it", () =>
+        Effect.gen(function*() {
+          const repo = yield* UsageRepo
+          const tx = yield* Transactor
+          const ids = yield* Ids
+          const org = yield* freshOrganization
+          const s = yield* subscribed(org.live)
+          const [t0, t1] = timestamps(2, FAR)
+          const kept = usageOf(s, yield* ids.uuid, t0!, { identifier: "kept" })
+          const dropped = usageOf(s, yield* ids.uuid, t1!, { identifier: "dropped" })
+          assert.deepStrictEqual(yield* tx.withTransaction(repo.record(org.live, kept)), { _tag: "Recorded" })
+          const failed = yield* tx.withTransaction(
+            Effect.flatMap(repo.record(org.live, dropped), (outcome) => Effect.fail(outcome))
+          ).pipe(Effect.flip)
+          assert.deepStrictEqual(failed, { _tag: "Recorded" })
+          const page = yield* pageRequest({})
+          assert.deepStrictEqual((yield* repo.list(org.live, s.id, {}, page)).items.map((r) => r.id), [kept.id])
+          // The identifier rolled back was never recorded: a report under it now is.
+          assert.deepStrictEqual(yield* repo.record(org.live, { ...dropped, id: UsageRecordId.make(yield* ids.uuid) }), {
+            _tag: "Recorded"
+          })
         }))
 
       it.effect("usage: recorded only on the tenant's own active subscription, with its processor, customer and meter", () =>
