@@ -1,8 +1,8 @@
 import { ConfigProvider, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PaymentProcessor } from "@opsplatform/core"
+import { ForwardingSettings, PaymentProcessor } from "@opsplatform/core"
 import { type FakeStripe, startFakeStripe } from "@opsplatform/testing/fakeStripe"
-import { meteringSettings } from "../src/server/metering.ts"
+import { meteringSettings, RecordingSettingsLive } from "../src/server/metering.ts"
 import { StripePaymentProcessor, type StripeSettings } from "../src/server/stripe.ts"
 
 const TEST_KEY = "sk_test_opsplatform_fake_0001"
@@ -160,6 +160,24 @@ describe("metering configuration from the environment", () => {
       const error = await settingsFrom({ [variable]: key }).then(() => undefined, (e) => e as Error)
       expect(error?.message).toContain(variable)
       expect(error?.message).not.toContain(key)
+    }
+  })
+
+  it("reads how usage reports are grouped into statements, and refuses a malformed value", async () => {
+    const recordingFrom = (env: Record<string, string>) =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          return yield* ForwardingSettings.RecordingSettings
+        }).pipe(Effect.provide(RecordingSettingsLive), Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
+      )
+    expect(await recordingFrom({})).toEqual({ maxGroup: 100, groupsInFlight: 2 })
+    expect(await recordingFrom({ OPSPLATFORM_METERING_GROUP_MAX: "1", OPSPLATFORM_METERING_GROUPS_IN_FLIGHT: "4" })).toEqual({
+      maxGroup: 1,
+      groupsInFlight: 4
+    })
+    for (const variable of ["OPSPLATFORM_METERING_GROUP_MAX", "OPSPLATFORM_METERING_GROUPS_IN_FLIGHT"]) {
+      const error = await recordingFrom({ [variable]: "0" }).then(() => undefined, (e) => e as Error)
+      expect(error?.message).toBe(`${variable} must be a positive integer, got '0'`)
     }
   })
 
