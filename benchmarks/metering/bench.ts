@@ -177,7 +177,13 @@ const accepting = {
 }
 // ---- 2. Forwarding --------------------------------------------------------------------------------
 let forwarding: unknown = "skipped: set DATABASE_URL (forwarders in several processes need PostgreSQL)"
+// Part 1's records are load, not meant for forwarding.
+await Effect.runPromise(sql`DELETE FROM usage_records WHERE subscription_id = ${subscription.id}`)
 if (database._tag === "Postgres") {
+  // The workers send whatever is due on the database: records left due by anything else would be timed too.
+  const [{ due }] = await Effect.runPromise(sql<{ due: number }>`SELECT count(*)::int AS due FROM usage_forwarding
+    WHERE status IN ('pending', 'retrying', 'sending') AND next_attempt_at <= now()`)
+  if (due > 0) throw new Error(`${due} usage records are already due on this database; forward or delete them first`)
   // The fake Stripe in its own process, reporting over IPC once it holds the events expected.
   const fake = fork(path.join(here, "stripe.ts"), [TEST_KEY], {
     execArgv: ["--import", "tsx", "--conditions", "source"],

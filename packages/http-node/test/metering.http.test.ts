@@ -203,3 +203,32 @@ describe("usage waits as pending without keys, and goes once a key is configured
     expect(eventsOf(fake, customer).map((e) => e.identifier)).toEqual([byIdentifier.recent.id])
   })
 })
+
+for (const db of testDatabases()) {
+  describe(`concurrent first reports of a new customer and meter, each report its own statement (${db.name})`, () => {
+    let server: TestServer
+    let f: Fixture
+    let isolated: Awaited<ReturnType<typeof isolatedDatabase>>
+    beforeAll(async () => {
+      isolated = await isolatedDatabase(db, "metering_streams")
+      // Without grouping, as many statements as reports race to create the customer's and meter's stream.
+      server = await startTestServer(isolated.choice, { env: { OPSPLATFORM_METERING_GROUP_MAX: "1" } })
+      f = await seedFixture(server)
+    }, 60_000)
+    afterAll(async () => {
+      await server.close()
+      await isolated.drop()
+    })
+
+    it("are all recorded: the stream's creation never fails one of them", async () => {
+      for (let round = 0; round < 20; round++) {
+        const customer = freshCustomer("Race")
+        const subs = await Promise.all([1, 2, 3, 4].map(() => subscribe(server, f.tokens.sandbox, customer)))
+        const answers = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+          reportUsage(server, f.tokens.sandbox, subs[i % 4]!.id, { quantity: 1, identifier: `r${i}` })))
+        expect(answers.map((a) => `${a.status} ${a.text}`), `round ${round}`).toEqual(Array(16).fill("200 "))
+        for (const s of subs) expect(await usageRecords(server, f.tokens.sandbox, s.id)).toHaveLength(4)
+      }
+    }, 120_000)
+  })
+}

@@ -114,7 +114,8 @@ export class UsageRepo extends Context.Service<UsageRepo, TenantScoped<{
             INSERT INTO usage_streams (id, environment, processor, processor_customer_id, meter_event_name)
             SELECT DISTINCT stream_id, environment, processor, processor_customer_id, meter_event_name FROM active
             ORDER BY stream_id
-            ON CONFLICT (id) DO NOTHING
+            -- Any conflict, not only the id's: a report racing the stream's first insert can meet it on the key's index.
+            ON CONFLICT DO NOTHING
           ), recorded AS (
             INSERT INTO usage_records (id, organization_id, environment, subscription_id, identifier, quantity, timestamp,
               processor, processor_customer_id, meter_event_name, differing_retries, last_differing_retry_at, created_at)
