@@ -8,7 +8,6 @@ import { tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import { StoredUsage, type SubscriptionStatus, type UsageFilter, UsageRecord, type UsageRecordId } from "./model.ts"
 import { RecordingSettings } from "./settings.ts"
-import { SubscriptionRow } from "./SubscriptionRepo.ts"
 
 const usageColumns = {
   quantity: Numeric,
@@ -75,7 +74,6 @@ export class UsageRepo extends Context.Service<UsageRepo, TenantScoped<{
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const usage = tenantTable(sql, { name: "usage_records", row: UsageRow })
-      const subscriptions = tenantTable(sql, { name: "subscriptions", row: SubscriptionRow })
       const records = tenantTable(sql, { name: "usage_record_view", row: UsageRecordRow })
       /**
        * The one write of a group of reports, each with its tenant: every report reads its tenant's subscription and,
