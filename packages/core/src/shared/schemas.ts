@@ -94,12 +94,15 @@ export const exceedsCharacters = (s: string, max: number): boolean => s.length >
  * At most `max` characters, counted as code points: 200 emoji are 200
  * characters, not the 400 UTF-16 units `isMaxLength` would count. Every
  * string length limit of the API is this check (decided: docs/decisions.md).
+ * A string that fails it is refused at once: no check after it runs, so a
+ * pattern only ever sees a string of bounded length.
  */
 export const isMaxChars = (max: number) =>
   Schema.makeFilter((s: string) => !exceedsCharacters(s, max) || `must be at most ${max} characters`, {
     expected: `a string of at most ${max} characters`,
     toJsonSchema: () => ({ maxLength: max })
-  })
+    // Aborting: with `errors: "all"` the checks after it (a pattern) never see a string that is too long.
+  }, true)
 
 /** A string of at most `max` characters. */
 export const Text = (max: number) => Schema.String.check(isMaxChars(max))

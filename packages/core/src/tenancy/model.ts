@@ -101,5 +101,5 @@ export type Membership = typeof Membership.Type
 export const MemberName = NonBlankString(200)
 export const Email = Schema.String.check(
   isMaxChars(254),
-  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an email address" })
+  Schema.isPattern(/^[^\s@]+@[^\s@][^\s.@]*\.[^\s@]+$/, { message: "must be an email address" })
 )
