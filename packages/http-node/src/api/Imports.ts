@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ImportModel } from "@opsplatform/core"
+import { ImportModel, Schemas } from "@opsplatform/core"
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from "./errors.ts"
 import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { upload } from "./requestBody.ts"
@@ -43,7 +43,7 @@ export class ImportsApi extends HttpApiGroup.make("imports")
       query: {
         entity: Schema.optionalKey(ImportModel.ImportEntity.annotate({ description: "What the rows are (required; or a multipart field)" })),
         preset: Schema.optionalKey(ImportModel.ImportPreset),
-        filename: Schema.optionalKey(Schema.String.annotate({ description: "The file's name, as shown on the job" })),
+        filename: Schema.optionalKey(Schemas.Text(ImportModel.MAX_FILENAME_CHARS).annotate({ description: "The file's name, as shown on the job" })),
         mapping: Schema.optionalKey(Schema.String.annotate({
           description: "JSON object field → the file's column header, overriding the preset and the aliases, e.g. {\"name\":\"Firma\"}"
         }))
@@ -57,7 +57,7 @@ export class ImportsApi extends HttpApiGroup.make("imports")
           file: Multipart.SingleFileSchema.annotate({ description: "The CSV file" }),
           entity: Schema.optionalKey(ImportModel.ImportEntity),
           preset: Schema.optionalKey(ImportModel.ImportPreset),
-          filename: Schema.optionalKey(Schema.String),
+          filename: Schema.optionalKey(Schemas.Text(ImportModel.MAX_FILENAME_CHARS)),
           mapping: Schema.optionalKey(Schema.String.annotate({ description: "JSON object field → the file's column header" }))
         }).pipe(HttpApiSchema.asMultipart())
       ],

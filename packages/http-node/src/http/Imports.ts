@@ -13,15 +13,21 @@ import { apiError, type ApiErrorOf, domain } from "../api/errors.ts"
 import { openCsv } from "../imports/csvFile.ts"
 import { listForTenant, withTenant } from "./respond.ts"
 
-/** RFC 4180 field: quoted when it holds a delimiter, a quote or a line break. */
-const csvField = (value: string | number | null): string => {
-  const text = value === null ? "" : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
+/**
+ * A CSV cell: a text a spreadsheet would run as a formula (starting with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return) gets a leading `'` so it is shown
+ * as text (OWASP, "CSV Injection"), then RFC 4180 quoting when it holds a
+ * delimiter, a quote or a line break.
+ */
+export const csvCell = (value: string | number | null): string => {
+  const raw = value === null ? "" : String(value)
+  const text = /^[\t\r+\-=@]/.test(raw) ? `'${raw}` : raw
+  return /[\n\r",]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
 }
 
 /** The errors of a job as CSV: row, column, message (decided: docs/decisions.md, "Imports"). */
 export const issuesCsv = (issues: ReadonlyArray<ImportModel.ImportIssue>): string =>
-  ["row,column,message", ...issues.map((i) => [i.row, i.column, i.message].map(csvField).join(","))].join("\r\n") + "\r\n"
+  ["row,column,message", ...issues.map((i) => [i.row, i.column, i.message].map(csvCell).join(","))].join("\r\n") + "\r\n"
 
 const decodeEntity = Schema.decodeUnknownOption(ImportModel.ImportEntity)
 const decodePreset = Schema.decodeUnknownOption(ImportModel.ImportPreset)
@@ -132,7 +138,11 @@ export const ImportsHandlers = HttpApiBuilder.group(
           const wantsCsv = query.format === "csv" ||
             (query.format === undefined && (request.headers.accept ?? "").toLowerCase().includes("text/csv"))
           return wantsCsv
-            ? HttpServerResponse.text(issuesCsv(issues), { contentType: "text/csv; charset=utf-8" })
+            ? HttpServerResponse.text(issuesCsv(issues), {
+              contentType: "text/csv; charset=utf-8",
+              // A download, never a page the browser renders (decided: docs/decisions.md, "Imports").
+              headers: { "content-disposition": `attachment; filename="import-${params.id}-errors.csv"` }
+            })
             : ok(issues)
         })))
       .handleRaw("create", ({ query, request }) =>
