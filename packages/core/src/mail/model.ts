@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, Uuid } from "../shared/schemas.ts"
 import { UserId } from "../tenancy/model.ts"
 
 export const MailboxId = Uuid.pipe(Schema.brand("MailboxId"))
@@ -20,7 +20,7 @@ export const MAX_ALIASES = 50
  */
 export const EmailAddress = Schema.String.check(
   isMaxChars(254),
-  Schema.isPattern(/^[^\s",;<>@]+@[^\s",;<>@][^\s",.;<>@]*\.[^\s",;<>@]+$/, {
+  isPattern(/^[^\s",;<>@]+@[^\s",;<>@][^\s",.;<>@]*\.[^\s",;<>@]+$/, {
     message: "must be an email address, e.g. sales@example.com"
   })
 )
@@ -54,7 +54,7 @@ export type ImapTls = typeof ImapTls.Type
  */
 export const Host = Schema.String.check(
   isMaxChars(253),
-  Schema.isPattern(/^(?:\[[\d.:A-Fa-f]+\]|[\dA-Fa-f]*:[\d.:A-Fa-f]+|[\dA-Za-z]+(?:-+[\dA-Za-z]+)*(?:\.[\dA-Za-z]+(?:-+[\dA-Za-z]+)*)*\.?)$/, {
+  isPattern(/^(?:\[[\d.:A-Fa-f]+\]|[\dA-Fa-f]*:[\d.:A-Fa-f]+|[\dA-Za-z]+(?:-+[\dA-Za-z]+)*(?:\.[\dA-Za-z]+(?:-+[\dA-Za-z]+)*)*\.?)$/, {
     message: "must be a host name or an IP address, without a scheme or a port"
   })
 )

@@ -73,9 +73,19 @@ export const CurrencyCode = Schema.String.check(
   Schema.makeFilter((s: string) => currencyCodes.has(s) || "must be an ISO 4217 currency code, e.g. EUR")
 ).annotate({ description: "ISO 4217 currency code", examples: ["EUR", "RON", "USD"] })
 
+/**
+ * `Schema.isPattern` that also states its pattern in the JSON Schema, so the
+ * OpenAPI document shows it (Effect leaves a RegExp out by default) and the
+ * fuzz suite aims at it. Every pattern here is linear (the regex linter,
+ * `test/regexLint.test.ts`) and sits after a length bound where it has no
+ * bounded quantifiers of its own.
+ */
+export const isPattern = (regExp: RegExp, annotations: Schema.Annotations.Filter = {}) =>
+  Schema.isPattern(regExp, { toJsonSchema: () => ({ pattern: regExp.source }), ...annotations })
+
 /** A decimal amount as a string with exactly two decimals, e.g. "1234.50". */
 export const DecimalAmount = Schema.String.check(
-  Schema.isPattern(/^(0|[1-9]\d{0,11})\.\d{2}$/, {
+  isPattern(/^(0|[1-9]\d{0,11})\.\d{2}$/, {
     message: "must be a decimal string with exactly two decimals, e.g. \"12.50\""
   })
 ).annotate({ description: "Decimal amount with exactly two decimals", examples: ["12.50"] })
@@ -87,8 +97,14 @@ export const characterCount = (s: string): number => {
   return n
 }
 
-/** Whether `s` has more than `max` characters; a string no longer than `max` UTF-16 units never does, and is not counted. */
-export const exceedsCharacters = (s: string, max: number): boolean => s.length > max && characterCount(s) > max
+/**
+ * Whether `s` has more than `max` characters. A string no longer than `max`
+ * UTF-16 units never does, and one longer than `2 × max` always does (a
+ * character takes at most two units): only the strings between are counted,
+ * so the check costs at most `2 × max` steps whatever the string's length.
+ */
+export const exceedsCharacters = (s: string, max: number): boolean =>
+  s.length > max && (s.length > 2 * max || characterCount(s) > max)
 
 /**
  * At most `max` characters, counted as code points: 200 emoji are 200
@@ -118,6 +134,7 @@ export const Thousandths = (maximum: number) =>
 
 export const NonBlankString = (max: number) =>
   Schema.String.check(
-    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"),
-    isMaxChars(max)
+    // The length first: it refuses a long string before anything copies it.
+    isMaxChars(max),
+    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank")
   )
