@@ -27,6 +27,7 @@ export class UploadBody extends Context.Service<UploadBody, {
   readonly mediaTypes: ReadonlyArray<string>
 }>()("@opsplatform/http-node/UploadBody") {}
 
+/** Declares an operation's upload: its size, for its media types only (the import endpoint). */
 export const upload = (options: UploadBody["Service"]) => <E extends Annotatable>(endpoint: E): E =>
   endpoint.annotate(UploadBody, options) as E
 
@@ -35,7 +36,7 @@ export const mediaTypeOf = (header: string | undefined): string => (header ?? ""
 
 const methodWithBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
 
-/** The largest body `request` may send to an operation with `upload` (or none). */
+/** The largest body of a request of `mediaType` to an operation taking `upload` (or no upload): 1 MiB unless the upload's media type. */
 export const bodyLimitOf = (upload: UploadBody["Service"] | undefined, mediaType: string): number =>
   upload !== undefined && upload.mediaTypes.includes(mediaType) ? upload.maxBytes : Limits.MAX_BODY_BYTES
 
@@ -175,6 +176,7 @@ export const RequestBodyLive: Layer.Layer<RequestBody> = Layer.succeed(
       const limit = bodyLimitOf(Context.getOrUndefined(endpoint.annotations, UploadBody), type)
       if (declared > limit) return yield* tooLarge(limit)
       const within = Effect.provideService(httpEffect, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit))
+      // An operation that declares no payload never parses its body, so it is not checked (an idempotency fingerprint hashes it within the limit).
       if (type !== "application/json" || endpoint.payload.size === 0) return yield* within
       const text = yield* Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)).pipe(Effect.result)
       if (text._tag === "Failure") {
