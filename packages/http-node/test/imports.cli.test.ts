@@ -12,6 +12,7 @@ import { writeContactsCsv } from "@opsplatform/testing/importFiles"
 import type { DatabaseChoice } from "../src/server/database.ts"
 import { assertBuilt, bin, runCli } from "./support/cli.ts"
 import { openCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{") || l.startsWith("[")).pop()!)
 
@@ -176,14 +177,12 @@ describe("a killed `opsplatform import --apply` leaves nothing written (embedded
 
 // Killing a process that holds the database needs one the test can reach afterwards: PostgreSQL from
 // DATABASE_URL (CI sets it; the suite's global setup fails the run when it is set but unreachable).
-if (process.env.DATABASE_URL) {
-  describe("a killed `opsplatform import --apply` leaves nothing written (PostgreSQL)", () => {
-    it("SIGKILL mid-apply of 50 000 contacts: no contact stored; the job applies again to completion", async () => {
-      const choice: DatabaseChoice = { _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 }
-      const core = await openCore(choice)
-      const org = await core.run(Effect.flatMap(Tenancy.Tenancy, (t) => t.createOrganization({ name: "Killed PG Co" })))
-      await core.close()
-      await killMidApply({ DATABASE_URL: process.env.DATABASE_URL }, choice, org.id)
-    }, 600_000)
-  })
-}
+describe.runIf(postgresUrl() !== undefined)("a killed `opsplatform import --apply` leaves nothing written (PostgreSQL)", () => {
+  it("SIGKILL mid-apply of 50 000 contacts: no contact stored; the job applies again to completion", async () => {
+    const choice: DatabaseChoice = { _tag: "Postgres", url: postgresUrl()!, maxConnections: 2 }
+    const core = await openCore(choice)
+    const org = await core.run(Effect.flatMap(Tenancy.Tenancy, (t) => t.createOrganization({ name: "Killed PG Co" })))
+    await core.close()
+    await killMidApply({ DATABASE_URL: postgresUrl() }, choice, org.id)
+  }, 600_000)
+})

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Contracts, Obligations, Tenancy } from "@opsplatform/core"
 import { assertBuilt, freePort, runCli, startServe } from "./support/cli.ts"
 import { startPostgresCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{") || l.startsWith("[")).pop()!)
 
@@ -64,8 +65,8 @@ describe("opsplatform admin set-org and jobs run obligations on the embedded dat
 })
 
 // Two processes need a PostgreSQL server: the embedded database serves one process.
-if (process.env.DATABASE_URL) describe("two `jobs run obligations` processes on one PostgreSQL", () => {
-  const env = { DATABASE_URL: process.env.DATABASE_URL }
+describe.runIf(postgresUrl() !== undefined)("two `jobs run obligations` processes on one PostgreSQL", () => {
+  const env = { DATABASE_URL: postgresUrl() }
 
   it("send each notice exactly once between them", async () => {
     const { close, run } = await startPostgresCore()

@@ -3,9 +3,9 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { extname, join, normalize } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
+import { connectBrowser } from "@opsplatform/testing/browser"
 import * as Node from "../src/node.ts"
 import { body, event, eventId, secret } from "./support.ts"
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  browser = await chromium.launch(chromiumLaunchOptions())
+  browser = await connectBrowser()
   tab = await browser.newPage()
   // Counts Web Crypto HMACs, so the test knows which path ran.
   await tab.addInitScript(() => {
