@@ -45,6 +45,7 @@ describe("@opsplatform/http-node/api in a browser", () => {
     assertBuilt()
     const result = await build({
       stdin: { contents: entry, resolveDir: root, loader: "js" },
+      absWorkingDir: root,
       bundle: true,
       platform: "browser",
       format: "esm",

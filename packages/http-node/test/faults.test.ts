@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { assertBuilt, freePort, runCli, type Serving, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, runCommand, type Serving, startServe } from "./support/cli.ts"
 import { type PrivatePostgres, privatePostgres } from "./support/privatePostgres.ts"
 import { type Receiver, receiverCertificateFile, startReceiver } from "./support/receiver.ts"
 
@@ -136,9 +136,9 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
     env = { DATABASE_URL: pg.url, ...workerEnv }
     receiver = await startReceiver()
     const first = await serve()
-    const org = json((await runCli(["admin", "create-org", "--name", "Faults"], env)).stdout)
+    const org = json((await runCommand(["admin", "create-org", "--name", "Faults"], env)).stdout)
     orgId = org.id
-    token = json((await runCli([
+    token = json((await runCommand([
       "admin",
       "create-key",
       "--org",

@@ -88,13 +88,16 @@ describe("the fiscal settings", () => {
       ["OPSPLATFORM_ANAF_URL", "ftp://anaf.example"],
       ["OPSPLATFORM_ANAF_TIMEOUT_MS", "0"],
       ["OPSPLATFORM_ANAF_RETRIES", "11"],
-      ["OPSPLATFORM_ANAF_RETRY_BASE_MS", "soon"]
+      ["OPSPLATFORM_ANAF_RETRY_BASE_MS", "soon"],
+      ["OPSPLATFORM_ANAF_REQUESTS_PER_SECOND", "0"],
+      ["OPSPLATFORM_ANAF_REQUESTS_PER_SECOND", "101"]
     ] as const) {
       const exit = await build(registry, { [name]: value })
       expect(Exit.isFailure(exit), name).toBe(true)
       expect(String(Exit.isFailure(exit) ? exit.cause : ""), name).toContain(name)
     }
     expect(Exit.isSuccess(await build(registry, {}))).toBe(true)
+    expect(Exit.isSuccess(await build(registry, { OPSPLATFORM_ANAF_REQUESTS_PER_SECOND: "100" }))).toBe(true)
     for (const [name, value] of [
       ["OPSPLATFORM_FISCAL_CHECK_HOUR", "24"],
       ["OPSPLATFORM_FISCAL_CHECK_HOUR", "6.5"],

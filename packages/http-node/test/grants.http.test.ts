@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Fixture, uniqueCui } from "@opsplatform/testing"
-import { assertBuilt, freePort, runCli, type Serving, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, runCommand, type Serving, startServe } from "./support/cli.ts"
 import { postgresUrl, testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 
@@ -185,7 +185,7 @@ describe.runIf(postgresUrl() !== undefined)("a revocation holds from the next re
     const client = await seedFixture(server, "Client two servers")
     // The operator sets the client's number from the command line.
     const vat = uniqueCui()
-    const set = await runCli(["admin", "set-org", "--org", client.organizationId, "--vat-number", `RO ${vat}`], {
+    const set = await runCommand(["admin", "set-org", "--org", client.organizationId, "--vat-number", `RO ${vat}`], {
       DATABASE_URL: postgresUrl()
     })
     expect(JSON.parse(set.stdout)).toMatchObject({ id: client.organizationId, vat_number: vat })

@@ -61,7 +61,8 @@ export type CoreLive =
   | SecretBox.SecretBox
   | WebhookTransport.WebhookTransport
 
-export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
+/** `env`: where the operator key and the webhook settings are read (the process's environment by default). */
+export const coreLive = (choice: DatabaseChoice, env: NodeJS.ProcessEnv = process.env): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(FiscalRegistryLive),
     // Over the SQL credential repository: authentication's lookups, cached where changes can be heard.
@@ -69,7 +70,7 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RecordingSettingsLive),
     Layer.provideMerge(RoutesConfigLive),
-    Layer.provideMerge(webhooksInfrastructure(choice)),
+    Layer.provideMerge(webhooksInfrastructure(choice, env)),
     Layer.provideMerge(MailSettingsLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
