@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Events } from "@opsplatform/core"
+import { Events, SecretBox, WebhookSigning } from "@opsplatform/core"
+import nacl from "tweetnacl"
 import type { Fixture } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -195,6 +196,14 @@ for (const db of testDatabases()) {
           FROM webhook_secrets WHERE subscription_id = ${sub.id}`
       }))
       expect(stored).toEqual([{ scheme: "v1a", sealed: expect.stringMatching(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/), public_key: sub.public_key }])
+      // Opened with the operator key, it is the whsk_ private key of that public key (seed and public key, as TweetNaCl holds them).
+      const opened = await server.run(Effect.flatMap(SecretBox.SecretBox, (box) =>
+        box.open(stored[0]!.sealed, WebhookSigning.secretContext(keys.json.data[0].id))))
+      expect(opened).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/)
+      const pair = nacl.sign.keyPair.fromSeed(Buffer.from(opened.slice(5), "base64").subarray(0, 32))
+      expect(`whpk_${Buffer.from(pair.publicKey).toString("base64")}`).toBe(sub.public_key)
+      expect(`whsk_${Buffer.from(pair.secretKey).toString("base64")}`).toBe(opened)
+      expect(stored[0]!.sealed).not.toContain(opened.slice(5, 30))
 
       // To v1: a whsec_ secret shown once; the v1a key stays listed until the overlap ends.
       const toV1 = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, { token: f.tokens.api, body: { signing_scheme: "v1" } })
