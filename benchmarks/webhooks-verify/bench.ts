@@ -15,7 +15,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import * as Verify from "@opsplatform/webhooks-verify"
 import * as Portable from "../../packages/webhooks-verify/dist/esm/index.js"
-import { type Contender, runTurns } from "./turns.ts"
+import { type Contender, printTables, runTurns } from "./turns.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
 const turnsPerRound = Number(process.env.BENCH_TURNS ?? 150)
@@ -114,16 +114,8 @@ const contenders: ReadonlyArray<Contender<Record<string, string>>> = [
 
 const names = contenders.map(([name]) => name)
 const results = await runTurns(contenders, { rounds, turns: turnsPerRound, sliceMs, headers: headersNow, warmSlices: 30, warmCalls: 100, minCalls: 10 })
-const speedup = results.speedup
-
-const format = (n: number) => Math.round(n).toLocaleString("en-US")
 console.log(`Node ${process.version}, ${rounds} rounds × ${turnsPerRound} turns × ${sliceMs} ms slices, ${body.length}-byte body, two v1 entries\n`)
-console.log("| verifier | ops/s (median of rounds) |")
-console.log("|---|---:|")
-for (const name of names) console.log(`| ${name} | ${format(results.opsPerSecond(name))} |`)
-console.log("\n| ratio | median | range of rounds | target |")
-console.log("|---|---:|---:|---:|")
-const ratios: Array<[string, string, string, string]> = [
+printTables(results, names, [
   ["verify (sync, parses) / standardwebhooks (parses)", "verify (sync, parses)", "standardwebhooks Webhook.verify (parses)", "≥ 3.5"],
   ["verifySignature (sync) / standardwebhooks (jsonParse: false)", "verifySignature (sync)", "standardwebhooks Webhook.verify (jsonParse: false)", "≥ 3.5"],
   ["Webhook.verify (drop-in) / standardwebhooks (parses)", "Webhook.verify (drop-in, parses)", "standardwebhooks Webhook.verify (parses)", ""],
@@ -132,8 +124,4 @@ const ratios: Array<[string, string, string, string]> = [
   ["verifySignature (sync) / svix", "verifySignature (sync)", "svix Webhook.verify", ""],
   ["verifyAsync (Node entry) / standardwebhooks (parses)", "verifyAsync (Node entry)", "standardwebhooks Webhook.verify (parses)", ""],
   ["verifyAsync (Web Crypto entry) / standardwebhooks (parses)", "verifyAsync (Web Crypto entry)", "standardwebhooks Webhook.verify (parses)", ""]
-]
-for (const [label, a, b, target] of ratios) {
-  const r = speedup(a, b)
-  console.log(`| ${label} | ${r.median.toFixed(2)} | ${r.min.toFixed(2)}–${r.max.toFixed(2)} | ${target} |`)
-}
+])

@@ -77,3 +77,20 @@ export const runTurns = async <H>(
     }
   }
 }
+
+/** A ratio to print: its label, the two contenders (`a` over `b`: how many times faster `a` is) and the target. */
+export type Ratio = readonly [label: string, a: string, b: string, target: string]
+
+/** The two tables of the README: ops/s per contender, then each ratio with the range of the rounds. */
+export const printTables = (results: TurnResults, names: ReadonlyArray<string>, ratios: ReadonlyArray<Ratio>): void => {
+  const format = (n: number) => Math.round(n).toLocaleString("en-US")
+  console.log("| verifier | ops/s (median of rounds) |")
+  console.log("|---|---:|")
+  for (const name of names) console.log(`| ${name} | ${format(results.opsPerSecond(name))} |`)
+  console.log("\n| ratio | median | range of rounds | target |")
+  console.log("|---|---:|---:|---:|")
+  for (const [label, a, b, target] of ratios) {
+    const r = results.speedup(a, b)
+    console.log(`| ${label} | ${r.median.toFixed(2)} | ${r.min.toFixed(2)}–${r.max.toFixed(2)} | ${target} |`)
+  }
+}

@@ -15,7 +15,7 @@
 import { createPublicKey, verify } from "node:crypto"
 import * as Verify from "@opsplatform/webhooks-verify"
 import * as Portable from "../../packages/webhooks-verify/dist/esm/index.js"
-import { runTurns } from "./turns.ts"
+import { printTables, runTurns } from "./turns.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
 const turnsPerRound = Number(process.env.BENCH_TURNS ?? 60)
@@ -101,22 +101,10 @@ const results = await runTurns(
   contenders.map(([name, scheme, run]) => [name, (h: Headers) => run(h[scheme])] as const),
   { rounds, turns: turnsPerRound, sliceMs, headers: headersNow, warmSlices: 21, minCalls: 5 }
 )
-const speedup = results.speedup
-
-const format = (n: number) => Math.round(n).toLocaleString("en-US")
 console.log(`Node ${process.version}, ${rounds} rounds × ${turnsPerRound} turns × ${sliceMs} ms slices, ${body.length}-byte body, one v1a entry\n`)
-console.log("| verifier | ops/s (median of rounds) |")
-console.log("|---|---:|")
-for (const name of names) console.log(`| ${name} | ${format(results.opsPerSecond(name))} |`)
-console.log("\n| ratio | median | range of rounds | target |")
-console.log("|---|---:|---:|---:|")
-const ratios: Array<[string, string, string, string]> = [
+printTables(results, names, [
   ["verifySignature (sync, v1a) / raw node:crypto Ed25519 loop", "verifySignature (sync, v1a)", "raw node:crypto Ed25519 loop", "≥ 0.9"],
   ["verifyAsync (Node entry, v1a) / raw loop", "verifyAsync (Node entry, v1a)", "raw node:crypto Ed25519 loop", ""],
   ["verifyAsync (Web Crypto entry, v1a) / raw loop", "verifyAsync (Web Crypto entry, v1a)", "raw node:crypto Ed25519 loop", ""],
   ["verifySignature v1a / verifySignature v1", "verifySignature (sync, v1a)", "verifySignature (sync, v1)", ""]
-]
-for (const [label, a, b, target] of ratios) {
-  const r = speedup(a, b)
-  console.log(`| ${label} | ${r.median.toFixed(2)} | ${r.min.toFixed(2)}–${r.max.toFixed(2)} | ${target} |`)
-}
+])

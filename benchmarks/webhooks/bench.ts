@@ -56,7 +56,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect
 const receiver = fork(path.join(here, "receiver.mjs"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
 const receiverPort = await new Promise<number>((resolve) => receiver.once("message", (m: any) => resolve(m.port)))
 const arrivals = (expect: number) =>
-  new Promise<{ total: number; first: Record<string, number> }>((resolve) => {
+  new Promise<{ total: number; first: Record<string, number>; schemes: Record<string, number> }>((resolve) => {
     receiver.once("message", (m: any) => resolve(m))
     receiver.send({ expect })
   })
@@ -155,7 +155,9 @@ const timedRun = async (n: number, type: EventType = "fleet_vehicle.created") =>
   return {
     deliveriesPerSecond: Math.round(n / ((last - t0) / 1000)),
     recordedPerSecond: Math.round(n / ((recorded - t0) / 1000)),
-    duplicates: got.total - n
+    duplicates: got.total - n,
+    /** How many deliveries carried each list of entry versions, e.g. { "v1a": 2000 }. */
+    schemes: got.schemes
   }
 }
 
@@ -163,7 +165,7 @@ const throughput = async (workerCount: number) => {
   const workers = await Promise.all(Array.from({ length: workerCount }, startWorker))
   const result = await timedRun(events)
   await stopWorkers(workers)
-  return { workers: workerCount, events, ...result }
+  return { workers: workerCount, events, deliveriesPerSecond: result.deliveriesPerSecond, recordedPerSecond: result.recordedPerSecond, duplicates: result.duplicates }
 }
 
 const latency = async () => {
@@ -213,6 +215,9 @@ const schemes = async () => {
     for (const scheme of i % 2 === 0 ? ["v1", "v1a"] as const : ["v1a", "v1"] as const) {
       const r = await timedRun(perRound, typeOf[scheme])
       if (r.duplicates !== 0) throw new Error(`${r.duplicates} duplicate deliveries in a ${scheme} round`)
+      if (JSON.stringify(r.schemes) !== JSON.stringify({ [scheme]: perRound })) {
+        throw new Error(`a ${scheme} round's deliveries were signed ${JSON.stringify(r.schemes)}`)
+      }
       rates[scheme].push(r.deliveriesPerSecond)
     }
   }

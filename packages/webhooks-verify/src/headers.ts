@@ -120,14 +120,12 @@ const tab = 9
 const comma = 44
 
 /**
- * Where the signature of each `v1` entry of a `webhook-signature` value
- * starts. Entries are separated by spaces; entries of other versions, and
- * `v1` entries that are not 44 characters long, cannot match and are
- * skipped. A trailing comma is dropped from an entry, for a header that
- * arrived on several lines and was joined with ", ".
+ * Calls `visit` with where each entry of a `webhook-signature` value starts
+ * and stops. Entries are separated by spaces (or tabs); a trailing comma is
+ * left out of an entry, for a header that arrived on several lines and was
+ * joined with ", ".
  */
-export const signatureOffsets = (header: string): Array<number> => {
-  const offsets: Array<number> = []
+const forEachEntry = (header: string, visit: (start: number, stop: number) => void): void => {
   const length = header.length
   let start = 0
   while (start < length) {
@@ -138,15 +136,26 @@ export const signatureOffsets = (header: string): Array<number> => {
     }
     let end = start + 1
     while (end < length && (c = header.charCodeAt(end)) !== space && c !== tab) end++
-    const stop = header.charCodeAt(end - 1) === comma ? end - 1 : end
+    visit(start, header.charCodeAt(end - 1) === comma ? end - 1 : end)
+    start = end
+  }
+}
+
+/**
+ * Where the signature of each `v1` entry of a `webhook-signature` value
+ * starts. Entries of other versions, and `v1` entries that are not 44
+ * characters long, cannot match and are skipped.
+ */
+export const signatureOffsets = (header: string): Array<number> => {
+  const offsets: Array<number> = []
+  forEachEntry(header, (start, stop) => {
     if (
       stop - start === signatureLength + 3 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
       header.charCodeAt(start + 2) === comma
     ) {
       offsets.push(start + 3)
     }
-    start = end
-  }
+  })
   return offsets
 }
 
@@ -174,17 +183,7 @@ const ed25519SignatureBytes = 64
  */
 export const ed25519Signatures = (header: string): Array<Uint8Array> => {
   const signatures: Array<Uint8Array> = []
-  const length = header.length
-  let start = 0
-  while (start < length) {
-    let c = header.charCodeAt(start)
-    if (c === space || c === tab) {
-      start++
-      continue
-    }
-    let end = start + 1
-    while (end < length && (c = header.charCodeAt(end)) !== space && c !== tab) end++
-    const stop = header.charCodeAt(end - 1) === comma ? end - 1 : end
+  forEachEntry(header, (start, stop) => {
     if (
       stop - start === ed25519SignatureLength + 4 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
       header.charCodeAt(start + 2) === 97 && header.charCodeAt(start + 3) === comma
@@ -192,8 +191,7 @@ export const ed25519Signatures = (header: string): Array<Uint8Array> => {
       const signature = decodeBase64(header.slice(start + 4, stop))
       if (signature !== undefined && signature.length === ed25519SignatureBytes) signatures.push(signature)
     }
-    start = end
-  }
+  })
   return signatures
 }
 
