@@ -94,3 +94,12 @@ export const printTables = (results: TurnResults, names: ReadonlyArray<string>, 
     console.log(`| ${label} | ${r.median.toFixed(2)} | ${r.min.toFixed(2)}–${r.max.toFixed(2)} | ${target} |`)
   }
 }
+
+/** Whether a contender refuses a delivery: it answers false or throws. */
+export const refuses = async (run: () => unknown): Promise<boolean> => {
+  try {
+    return (await run()) === false
+  } catch {
+    return true
+  }
+}
