@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type DatabaseChoice, databaseChoiceFromEnv, embeddedHolder, layerSql } from "../server/database.ts"
+import { CliProcess, failCommand } from "./process.ts"
 import { resolveOperatorKey } from "../server/webhooks.ts"
 
 /**
@@ -194,8 +195,10 @@ const databaseChecks = (choice: DatabaseChoice): Effect.Effect<ReadonlyArray<Che
 }
 
 /** Every check, in the order they are printed. */
-export const runChecks = (choice: DatabaseChoice = databaseChoiceFromEnv()): Effect.Effect<ReadonlyArray<Check>> =>
-  Effect.map(databaseChecks(choice), (db) => [checkNode(), ...db, checkSecretKey(choice)])
+export const runChecks = (
+  choice: DatabaseChoice = databaseChoiceFromEnv(),
+  env: NodeJS.ProcessEnv = process.env
+): Effect.Effect<ReadonlyArray<Check>> => Effect.map(databaseChecks(choice), (db) => [checkNode(), ...db, checkSecretKey(choice, env)])
 
 const marks: Record<CheckStatus, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" }
 
@@ -214,13 +217,10 @@ export const doctor = Command.make("doctor", {
   json: Flag.Boolean("json").pipe(Flag.withDescription("Print the checks as JSON instead of text"), Flag.withDefault(false))
 }, ({ json }) =>
   Effect.gen(function*() {
-    const checks = yield* runChecks()
+    const { env } = yield* CliProcess
+    const checks = yield* runChecks(databaseChoiceFromEnv(env), env)
     yield* Console.log(json ? JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks }) : formatChecks(checks))
-    if (checks.some((c) => c.status === "fail")) {
-      yield* Effect.sync(() => {
-        process.exitCode = 1
-      })
-    }
+    if (checks.some((c) => c.status === "fail")) yield* failCommand
   })).pipe(
     Command.withDescription(
       "Check the Node.js version, the database (reachable, migrated), the secret key and the webhook workers, and say what to fix"

@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import { bootstrapDemo } from "../server/bootstrap.ts"
 import { databaseChoiceFromEnv } from "../server/database.ts"
 import { serverLayer } from "../server/serve.ts"
+import { CliProcess } from "./process.ts"
 import { printJson, requireOperatorKey } from "./shared.ts"
 
 export const serve = Command.make("serve", {
@@ -13,8 +14,9 @@ export const serve = Command.make("serve", {
   host: Flag.String("host").pipe(Flag.withDescription("Interface to bind (default: all)"), Flag.optional)
 }, ({ host, port }) =>
   Effect.gen(function*() {
-    const listenPort = Option.getOrElse(port, () => Number(process.env.PORT ?? 8080))
-    const database = databaseChoiceFromEnv()
+    const { env } = yield* CliProcess
+    const listenPort = Option.getOrElse(port, () => Number(env.PORT ?? 8080))
+    const database = databaseChoiceFromEnv(env)
     yield* requireOperatorKey(database)
     yield* Layer.launch(
       Layer.effectDiscard(Effect.gen(function*() {

@@ -3,6 +3,7 @@ import { Errors } from "@opsplatform/core"
 import { coreLive } from "../server/app.ts"
 import { type DatabaseChoice, databaseChoiceFromEnv } from "../server/database.ts"
 import { MISSING_KEY_MESSAGE, resolveOperatorKey, WebhookConfigError } from "../server/webhooks.ts"
+import { CliProcess, failCommand } from "./process.ts"
 
 /** JSON on stdout: the CLI's only output channel for results. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value))
@@ -15,21 +16,30 @@ const reportDomainErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
         Console.error(JSON.stringify({
           error: { code: e.code, message: e.message, ...(e._tag === "ValidationFailed" ? { details: e.details } : {}) }
         })),
-        () => Effect.sync(() => {
-          process.exitCode = 1
-        })
+        () => failCommand
       )
       : Effect.fail(e))
 
+/** The database the command's environment names (`DATABASE_URL`, else the embedded one in `OPSPLATFORM_DATA_DIR`). */
+export const commandDatabase = Effect.gen(function*() {
+  return databaseChoiceFromEnv((yield* CliProcess).env)
+})
+
 /** Runs a command on core over the database the environment names, reporting domain failures. */
 export const withCore = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  self.pipe(reportDomainErrors, Effect.provide(coreLive(databaseChoiceFromEnv())))
+  Effect.gen(function*() {
+    const { env } = yield* CliProcess
+    return yield* self.pipe(reportDomainErrors, Effect.provide(coreLive(databaseChoiceFromEnv(env), env)))
+  })
 
 /** Processes that send webhooks need the operator key: on PostgreSQL without it they refuse to start. */
 export const requireOperatorKey = (database: DatabaseChoice) =>
-  Effect.try({
-    try: () => {
-      if (Option.isNone(resolveOperatorKey(database))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
-    },
-    catch: (e) => e as Error
+  Effect.gen(function*() {
+    const { env } = yield* CliProcess
+    return yield* Effect.try({
+      try: () => {
+        if (Option.isNone(resolveOperatorKey(database, env))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
+      },
+      catch: (e) => e as Error
+    })
   })

@@ -42,13 +42,14 @@ import { MailSettingsLive } from "./jobs/mail.ts"
 import { RecordingSettingsLive } from "./metering.ts"
 import { ImportsHandlers } from "../http/Imports.ts"
 
-/** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
+/** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, Ed25519, randomness). */
 export const CryptoLive = Layer.mergeAll(
   NodeCrypto.layerDigest,
   NodeCrypto.layerKdf,
   NodeCrypto.layerSecureRandom,
   NodeCrypto.layerAead,
-  NodeCrypto.layerMac
+  NodeCrypto.layerMac,
+  NodeCrypto.layerSignature
 )
 
 /** Core services on SQL storage, with migrations applied. */
@@ -62,7 +63,8 @@ export type CoreLive =
   | SecretBox.SecretBox
   | WebhookTransport.WebhookTransport
 
-export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
+/** `env`: where the operator key and the webhook settings are read (the process's environment by default). */
+export const coreLive = (choice: DatabaseChoice, env: NodeJS.ProcessEnv = process.env): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(FiscalRegistryLive),
     // Over the SQL credential repository: authentication's lookups, cached where changes can be heard.
@@ -70,7 +72,7 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RecordingSettingsLive),
     Layer.provideMerge(RoutesConfigLive),
-    Layer.provideMerge(webhooksInfrastructure(choice)),
+    Layer.provideMerge(webhooksInfrastructure(choice, env)),
     Layer.provideMerge(MailSettingsLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),

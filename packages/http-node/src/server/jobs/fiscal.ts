@@ -11,7 +11,9 @@ const HttpUrl = Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/]+/, { me
  * The tax authority the fiscal check asks, from the environment:
  * - `OPSPLATFORM_ANAF_URL`: base address of ANAF's web services (default https://webservicesp.anaf.ro);
  * - `OPSPLATFORM_ANAF_TIMEOUT_MS` (default 30000), `OPSPLATFORM_ANAF_RETRIES` (0–10, default 3) and
- *   `OPSPLATFORM_ANAF_RETRY_BASE_MS` (default 1000, doubling each retry).
+ *   `OPSPLATFORM_ANAF_RETRY_BASE_MS` (default 1000, doubling each retry);
+ * - `OPSPLATFORM_ANAF_REQUESTS_PER_SECOND` (1–100, default 1, ANAF's published limit): for a registry
+ *   or a proxy in front of it that allows more.
  * A malformed value stops the process at start with the variable's name.
  */
 export const FiscalRegistryLive: Layer.Layer<never, never, RateLimiter.RateLimiter> = Layer.unwrap(
@@ -20,11 +22,15 @@ export const FiscalRegistryLive: Layer.Layer<never, never, RateLimiter.RateLimit
     const timeoutMs = yield* Config.schema(Int(1, 600_000), "OPSPLATFORM_ANAF_TIMEOUT_MS").pipe(Config.withDefault(30_000))
     const retries = yield* Config.schema(Int(0, 10), "OPSPLATFORM_ANAF_RETRIES").pipe(Config.withDefault(3))
     const retryBaseMs = yield* Config.schema(Int(1, 600_000), "OPSPLATFORM_ANAF_RETRY_BASE_MS").pipe(Config.withDefault(1000))
+    const requestsPerSecond = yield* Config.schema(Int(1, 100), "OPSPLATFORM_ANAF_REQUESTS_PER_SECOND").pipe(
+      Config.withDefault(AnafRegistry.ANAF_REQUESTS_PER_SECOND)
+    )
     return AnafRegistry.layer({
       url,
       timeout: Duration.millis(timeoutMs),
       retries,
-      retryBase: Duration.millis(retryBaseMs)
+      retryBase: Duration.millis(retryBaseMs),
+      requestsPerSecond
     }).pipe(Layer.provide(FetchHttpClient.layer))
   }).pipe(Effect.orDie)
 )
