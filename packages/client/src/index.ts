@@ -98,7 +98,7 @@ export const createClient = (options: ClientOptions): OpsplatformClient => {
     }
   }
   const raw = createFetchClient<paths, "application/json">({
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl: options.baseUrl.replace(/(?<!\/)\/+$/, ""),
     fetch: retryingFetch(connectionAware, options),
     ...(options.headers === undefined ? {} : { headers: options.headers })
   })

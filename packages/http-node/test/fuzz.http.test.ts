@@ -1,5 +1,6 @@
 import fc from "fast-check"
 import * as fs from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "@opsplatform/core"
 import { type Fixture, makeFixture } from "@opsplatform/testing"
@@ -12,13 +13,18 @@ import {
   extremeDates,
   hostileValue,
   type IdPool,
+  longAttacks,
   type OpenApiDocument,
   type Operation,
   operationsOf,
+  type PatternTarget,
+  patternTargets,
   queryValueFor,
   replaceNode,
+  signatureOf,
   tamperedCursors,
-  withDates
+  withDates,
+  withValueAt
 } from "./support/fuzz.ts"
 import { matrixFactories } from "./support/matrix.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -366,5 +372,149 @@ for (const db of testDatabases()) {
       )
       expect(failures).toEqual([])
     }, 300_000)
+
+    /**
+     * The timing check: every string field the document gives a `pattern` or
+     * a `format` gets long values shaped to make a super-linear pattern
+     * backtrack (see `longAttacks`), 1 MiB where the body takes it and as
+     * long as the URL allows in a path or query parameter, growing 16 KiB →
+     * 128 KiB → the most so a super-linear pattern fails early, not after
+     * minutes. Each answer must come within 100 ms while /healthz, asked over
+     * and over meanwhile, answers within 50 ms, and the server's event loop
+     * (in this process: `monitorEventLoopDelay`) is never held for more than
+     * 50 ms. On a loaded machine the bounds grow to three times what a
+     * benign request of the same size costs at that moment (measured first,
+     * and again before a retry); an attempt over them is retried twice, so
+     * only what is reliably slow fails — a quadratic pattern at 16 KiB holds
+     * the loop for hundreds of milliseconds every time.
+     */
+    it("answers a long adversarial value of every field with a pattern or format in time, while /healthz stays quick", async () => {
+      const targets = patternTargets(doc, operations)
+      if (process.env.FUZZ_OPS === undefined) expect(targets.length).toBeGreaterThan(150)
+      const histogram = monitorEventLoopDelay({ resolution: 5 })
+      histogram.enable()
+      const URL_BUDGET = 15_000
+      const idOf = (op: Operation, name: string) => resources.get(op.group)?.[name] ?? "00000000-0000-4000-8000-000000000001"
+      const pathOf = (op: Operation, own?: { readonly name: string; readonly value: string }) =>
+        op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(own?.name === name ? own.value : idOf(op, name)))
+      const exampleOf = (op: Operation) => matrixFactories[op.group]?.bodies?.[op.id.split(".")[1]!] ?? {}
+      const sentFor = (target: PatternTarget, value: string): Sent => {
+        const { op } = target
+        const name = String(target.path[0])
+        switch (target.in) {
+          case "path":
+            return { method: op.method, path: pathOf(op, { name, value }), body: undefined }
+          case "query":
+            return { method: op.method, path: `${pathOf(op)}?${encodeURIComponent(name)}=${encodeURIComponent(value)}`, body: undefined }
+          case "body":
+            return { method: op.method, path: pathOf(op), body: JSON.stringify(withValueAt(exampleOf(op), target.path, value)) }
+        }
+      }
+      /** The longest value the limits let through for the target: the body's 1 MiB, or the URL's room. */
+      const maxLength = (target: PatternTarget, attack: string) => {
+        if (target.in === "body") {
+          const rest = Buffer.byteLength(JSON.stringify(withValueAt(exampleOf(target.op), target.path, "")))
+          return Math.floor((Limits.MAX_BODY_BYTES - rest - 16) * attack.length / Buffer.byteLength(JSON.stringify(attack)))
+        }
+        return Math.floor((URL_BUDGET - target.op.path.length) * attack.length / encodeURIComponent(attack).length)
+      }
+
+      const measure = async (sent: Sent) => {
+        let done = false
+        const health: Array<number> = []
+        const probe = (async () => {
+          while (!done) {
+            const started = performance.now()
+            await (await fetch(`${server.url}/healthz`)).arrayBuffer()
+            health.push(performance.now() - started)
+          }
+        })()
+        histogram.reset()
+        const started = performance.now()
+        const res = await send(sent)
+        const latency = performance.now() - started
+        const blocked = histogram.max / 1e6
+        done = true
+        await probe
+        return { status: res.status, latency, health: Math.max(0, ...health), blocked }
+      }
+      const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+      /** The bounds now: the targets, or three times what a benign request of the same size costs at this moment. */
+      const calibrate = async () => {
+        const benign = await Promise.resolve().then(async () => {
+          const runs = []
+          for (let i = 0; i < 3; i++) {
+            runs.push(await measure({ method: "POST", path: "/v1/locations", body: JSON.stringify({ name: "x".repeat(Limits.MAX_BODY_BYTES - 32) }) }))
+          }
+          return runs
+        })
+        return {
+          latency: Math.max(100, 3 * median(benign.map((b) => b.latency))),
+          health: Math.max(50, 3 * median(benign.map((b) => b.health))),
+          blocked: Math.max(50, 3 * median(benign.map((b) => b.blocked)))
+        }
+      }
+      let bounds = await calibrate()
+      const calibrated = { ...bounds }
+
+      const failures: Array<string> = []
+      const searched = new Set<string>()
+      let sentCount = 0
+      let retries = 0
+      let slowest = { latency: 0, health: 0, blocked: 0 }
+      const started = Date.now()
+      for (const target of targets) {
+        const signature = `${target.in === "body" ? "body" : "url"}|${signatureOf(target.schema)}`
+        // Every field gets the first attack at full length; the first field of each kind gets every attack, growing.
+        const full = !searched.has(signature)
+        searched.add(signature)
+        const shapes = longAttacks(target.schema, 1024, full ? 12 : 1)
+        for (const [index, shape] of shapes.entries()) {
+          const most = maxLength(target, shape)
+          const lengths = full ? [...new Set([Math.min(16 * 1024, most), Math.min(128 * 1024, most), most])] : [most]
+          let failed = false
+          for (const length of lengths) {
+            const value = longAttacks(target.schema, length, index + 1)[index]!
+            const sent = sentFor(target, value)
+            let last = { status: 0, latency: 0, health: 0, blocked: 0 }
+            let ok = false
+            for (let attempt = 0; attempt < 3 && !ok; attempt++) {
+              if (attempt > 0) {
+                retries++
+                bounds = await calibrate()
+              }
+              sentCount++
+              last = await measure(sent)
+              ok = last.status < 500 && last.latency <= bounds.latency && last.health <= bounds.health && last.blocked <= bounds.blocked
+            }
+            slowest = {
+              latency: Math.max(slowest.latency, last.latency),
+              health: Math.max(slowest.health, last.health),
+              blocked: Math.max(slowest.blocked, last.blocked)
+            }
+            if (!ok) {
+              failures.push(
+                `${target.op.id} ${target.in} ${target.path.join(".")} (${signatureOf(target.schema)}): ${length} characters ` +
+                  `${JSON.stringify(value.slice(0, 12))}…${JSON.stringify(value.slice(-4))} answered ${last.status} in ${last.latency.toFixed(0)} ms ` +
+                  `(bound ${bounds.latency.toFixed(0)}), /healthz took up to ${last.health.toFixed(0)} ms (bound ${bounds.health.toFixed(0)}), ` +
+                  `the event loop was held ${last.blocked.toFixed(0)} ms (bound ${bounds.blocked.toFixed(0)}) — ${describeSent({ ...sent, body: undefined })}`
+              )
+              failed = true
+              break
+            }
+          }
+          if (failed) break
+        }
+      }
+      histogram.disable()
+      console.info(
+        `fuzz timing (${db.name}): ${targets.length} fields with a pattern or format, ${searched.size} kinds, ${sentCount} requests ` +
+          `(${retries} retried) in ${Date.now() - started} ms; bounds at first ${JSON.stringify(roundAll(calibrated))}; ` +
+          `slowest ${JSON.stringify(roundAll(slowest))}`
+      )
+      expect(failures).toEqual([])
+    }, 600_000)
   })
 }
+
+const roundAll = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 10) / 10]))

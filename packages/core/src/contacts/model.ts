@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { IsoDate, IsoDateTime, isMaxChars, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { isMaxChars, IsoDate, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const ContactId = Uuid.pipe(Schema.brand("ContactId"))
 export type ContactId = typeof ContactId.Type
@@ -10,7 +10,7 @@ export type ContactKind = typeof ContactKind.Type
 
 /** ISO 3166-1 alpha-2, upper case. */
 export const CountryCode = Schema.String.check(
-  Schema.isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
+  isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
 ).annotate({ examples: ["RO", "DE"] })
 
 /** One fact the tax authority publishes about a company: whether it holds, and since when where a date is published. */
@@ -47,7 +47,7 @@ export const Contact = Schema.Struct({
   registration_number: Optional(40).annotate({ description: "Trade registry number, e.g. J40/1234/2020" }),
   address: Optional(500),
   email: Schema.NullOr(
-    Schema.String.check(isMaxChars(254), Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { message: "must be an email address" }))
+    Schema.String.check(isMaxChars(254), isPattern(/^[^\s@]+@[^\s@]+$/, { message: "must be an email address" }))
   ),
   phone: Optional(40),
   fiscal_status: Schema.NullOr(FiscalStatus).annotate({

@@ -1,7 +1,7 @@
 import { Schema, Struct } from "effect"
 import { DeviceId } from "../auth/model.ts"
 import { LocationId } from "../locations/model.ts"
-import { isMaxChars, IsoDateTime, NonBlankString } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, NonBlankString } from "../shared/schemas.ts"
 
 export { DeviceId }
 
@@ -67,7 +67,7 @@ export const RotateToken = Schema.Struct({
 export type RotateToken = typeof RotateToken.Type
 
 /** A display PIN: 4 to 8 digits (spec: Limits). */
-export const Pin = Schema.String.check(Schema.isPattern(/^\d{4,8}$/, { message: "must be 4 to 8 digits" }))
+export const Pin = Schema.String.check(isPattern(/^\d{4,8}$/, { message: "must be 4 to 8 digits" }))
 
 export const PinInput = Schema.Struct({ pin: Pin }).annotate({ identifier: "DisplayPin" })
 export type PinInput = typeof PinInput.Type

@@ -52,7 +52,7 @@ export const make = (options: AnafOptions) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const limiter = yield* RateLimiter
-    const endpoint = options.url.replace(/\/+$/, "") + ANAF_TVA_PATH
+    const endpoint = options.url.replace(/(?<!\/)\/+$/, "") + ANAF_TVA_PATH
     const timeout = options.timeout ?? "30 seconds"
     const retries = options.retries ?? 3
     const requestsPerSecond = options.requestsPerSecond ?? ANAF_REQUESTS_PER_SECOND

@@ -112,7 +112,11 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
   readonly updateJob: (tenant: Tenant, job: ImportJob) => Effect.Effect<void>
   readonly findJob: (tenant: Tenant, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<ImportJob>>
   readonly listJobs: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<ImportJob>>
-  /** Appends issues; `first` is the sequence number of the first (0-based, in file order). */
+  /**
+   * Appends issues; `first` is the sequence number of the first (0-based, in
+   * file order). An issue's `column` is stored as given: the service gives the
+   * field's name, and shows the job's column for it when reading.
+   */
   readonly addIssues: (tenant: Tenant, jobId: string, first: number, issues: ReadonlyArray<ImportIssue>) => Effect.Effect<void>
   readonly issues: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportIssue>>
   /** Stages a batch of valid rows (in row order, after every batch staged before). */
@@ -183,14 +187,14 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
               job_id: jobId,
               seq: first + n,
               row_number: i.row,
-              column_name: i.column,
+              field: i.column,
               message: i.message
             }))))
           }`).pipe(Effect.asVoid),
         issues: (tenant, jobId) =>
-          orDie(sql<{ row_number: number | null; column_name: string | null; message: string }>`
-            SELECT row_number, column_name, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
-            Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.column_name, message: r.message })))
+          orDie(sql<{ row_number: number | null; field: string | null; message: string }>`
+            SELECT row_number, field, message FROM import_errors WHERE ${ofJob(tenant, jobId)} ORDER BY seq`).pipe(
+            Effect.map((rows) => rows.map((r) => ({ row: r.row_number, column: r.field, message: r.message })))
           ),
         // The batch is one text value the server stores and never parses (see `stagedText`).
         stageRows: (_tenant, jobId, rows) =>

@@ -6,6 +6,7 @@ import { Ids } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
+import { exceedsCharacters } from "../shared/schemas.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { type ImportChange, ImportRepo, type StagedRow, type TargetRecord } from "./ImportRepo.ts"
@@ -19,6 +20,8 @@ import {
   type ImportPreset,
   type ImportSample,
   type ImportSource,
+  MAX_FILENAME_CHARS,
+  MAX_HEADER_CHARS,
   MAX_IMPORT_ROWS,
   PARSE_LEASE_MS,
   SAMPLE_SIZE
@@ -91,6 +94,14 @@ const sample = (row: StagedRow): ImportSample => ({
   key: row.key,
   fields: Object.fromEntries(Object.entries(row.fields).map(([k, v]) => [k, showValue(v)]))
 })
+
+/**
+ * An issue as stored names the field it is about (`vat_number`); shown, it
+ * names the file's column for that field, which the job holds once
+ * (`columns`), rather than every issue row repeating the header's text.
+ */
+const withHeader = (job: ImportJob, issue: ImportIssue): ImportIssue =>
+  issue.column === null ? issue : { ...issue, column: job.columns[issue.column] ?? issue.column }
 
 const emptyPreview = { news: 0, updates: 0, skips: 0, errors: 0, samples: { news: [], updates: [], skips: [], errors: [] } }
 
@@ -194,6 +205,15 @@ export class Imports extends Context.Service<Imports, {
               const valid: Array<StagedRow> = []
               for (const record of batch) {
                 if (header === undefined) {
+                  const long = record.fields.findIndex((cell) => exceedsCharacters(cell, MAX_HEADER_CHARS))
+                  if (long >= 0) {
+                    // The cell itself is never repeated: it may be anything up to a whole record.
+                    return yield* new ImportFileError({
+                      code: "header_too_long",
+                      message: `Column ${long + 1} of the first line is longer than ${MAX_HEADER_CHARS} characters, ` +
+                        `so the first line is not a header row: the file must start with its column names`
+                    })
+                  }
                   header = record.fields
                   columns = resolveColumns(job.entity, job.preset, header, mapping)
                   if (!columns.ok) return yield* new ImportFileError({ code: columns.code, message: columns.message })
@@ -216,19 +236,13 @@ export class Imports extends Context.Service<Imports, {
                 }
                 const converted = spec.convert(raw)
                 if (converted.issues.length > 0) {
-                  for (const i of converted.issues) {
-                    issues.push({ row: rows, column: columns.columns.names[i.column] ?? i.column, message: i.message })
-                  }
+                  for (const i of converted.issues) issues.push({ row: rows, column: i.column, message: i.message })
                   continue
                 }
                 if (converted.key !== null) {
                   const first = seen.get(converted.key)
                   if (first !== undefined) {
-                    issues.push({
-                      row: rows,
-                      column: columns.columns.names[spec.keyField] ?? spec.keyField,
-                      message: `repeats the ${spec.keyField} of row ${first}`
-                    })
+                    issues.push({ row: rows, column: spec.keyField, message: `repeats the ${spec.keyField} of row ${first}` })
                     continue
                   }
                   seen.set(converted.key, rows)
@@ -265,7 +279,7 @@ export class Imports extends Context.Service<Imports, {
             }
             for (const i of issues) {
               if (i.row !== null) erroredRows.add(i.row)
-              if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(i)
+              if (preview.samples.errors.length < SAMPLE_SIZE) preview.samples.errors.push(withHeader(job, i))
             }
             preview.errors = erroredRows.size
             const sinceSaved = (yield* Clock.currentTimeMillis) - Date.parse(job.updated_at)
@@ -327,6 +341,9 @@ export class Imports extends Context.Service<Imports, {
           if (preset !== "generic" && presets[preset].entity !== input.entity) {
             return yield* ValidationFailed.field("preset", `the ${preset} preset reads ${presets[preset].entity}, not ${input.entity}`)
           }
+          if (input.filename !== undefined && exceedsCharacters(input.filename, MAX_FILENAME_CHARS)) {
+            return yield* ValidationFailed.field("filename", `must be at most ${MAX_FILENAME_CHARS} characters`)
+          }
           const now = yield* nowIso
           const job: ImportJob = {
             id: ImportJobId.make(yield* ids.uuid),
@@ -364,7 +381,8 @@ export class Imports extends Context.Service<Imports, {
         list: (tenant, page) =>
           Effect.flatMap(repo.listJobs(tenant, page), (result) =>
             Effect.map(Effect.forEach(result.items, (job) => settle(tenant, job)), (items) => ({ ...result, items }))),
-        errors: (tenant, id) => Effect.flatMap(get(tenant, id), (job) => repo.issues(tenant, job.id)),
+        errors: (tenant, id) =>
+          Effect.flatMap(get(tenant, id), (job) => Effect.map(repo.issues(tenant, job.id), (issues) => issues.map((i) => withHeader(job, i)))),
         apply: Effect.fn("Imports.apply")(function*(tenant, id, onProgress) {
           const progress = onProgress ?? noProgress
           const before = yield* get(tenant, id)

@@ -90,18 +90,25 @@ export const ImportJob = Schema.Struct({
 }).annotate({ identifier: "ImportJob" })
 export type ImportJob = typeof ImportJob.Type
 
+/** Limits of one import (decided: docs/decisions.md, "Imports"). */
+export const MAX_IMPORT_BYTES = 50 * 1024 * 1024
+export const MAX_IMPORT_ROWS = 200_000
+/** Characters of one record (a line's fields together): csv-parse stops past it, so no cell can grow without bound. */
+export const MAX_RECORD_CHARS = 64 * 1024
+/** Characters of one header cell: a longer first line is not a header. */
+export const MAX_HEADER_CHARS = 256
+/** Characters of a job's filename, however it is given (query, multipart field, the file part's own name, the CLI). */
+export const MAX_FILENAME_CHARS = 255
+
 /** What a caller says about a new import (the file comes apart). */
 export const ImportCreate = Schema.Struct({
   entity: ImportEntity,
   preset: Schema.optionalKey(ImportPreset),
-  filename: Schema.optionalKey(Schema.String.check(isMaxChars(255))),
+  filename: Schema.optionalKey(Schema.String.check(isMaxChars(MAX_FILENAME_CHARS))),
   mapping: Schema.optionalKey(ImportColumns)
 }).annotate({ identifier: "ImportCreate" })
 export type ImportCreate = typeof ImportCreate.Type
 
-/** Limits of one import (decided: docs/decisions.md, "Imports"). */
-export const MAX_IMPORT_BYTES = 50 * 1024 * 1024
-export const MAX_IMPORT_ROWS = 200_000
 /**
  * A job `parsing` without progress for this long lost its process and is
  * marked `failed` when next read (decided: docs/decisions.md, "Imports").

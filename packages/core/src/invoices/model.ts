@@ -1,7 +1,7 @@
 import { Schema, Struct } from "effect"
 import { ContactId } from "../contacts/model.ts"
 import { PaymentSource } from "../events/catalog.ts"
-import { CurrencyCode, isMaxChars, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { CurrencyCode, isMaxChars, IsoDate, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const InvoiceId = Uuid.pipe(Schema.brand("InvoiceId"))
 export type InvoiceId = typeof InvoiceId.Type
@@ -38,18 +38,18 @@ export const Money = Schema.String.annotate({
 
 /** An amount a caller sends: positive, at most the currency's decimals (checked against it), at most 12 integer digits. */
 export const AmountInput = Schema.String.check(
-  Schema.isPattern(/^(0|[1-9]\d{0,11})(\.\d{1,3})?$/, { message: "must be a decimal string such as \"1250.00\"" })
+  isPattern(/^(0|[1-9]\d{0,11})(\.\d{1,3})?$/, { message: "must be a decimal string such as \"1250.00\"" })
 ).annotate({ description: "Decimal string, at most the currency's decimals", examples: ["1250.00"] })
 
 export const Quantity = Schema.String.check(
-  Schema.isPattern(/^(0|[1-9]\d{0,8})(\.\d{1,3})?$/, {
+  isPattern(/^(0|[1-9]\d{0,8})(\.\d{1,3})?$/, {
     message: "must be a decimal string with at most 3 decimals and 9 integer digits, e.g. \"2.5\""
   }),
   Schema.makeFilter((s: string) => Number(s) > 0 || "must be greater than zero")
 ).annotate({ examples: ["1", "2.5"] })
 
 export const UnitPrice = Schema.String.check(
-  Schema.isPattern(/^(0|[1-9]\d{0,11})(\.\d{1,4})?$/, {
+  isPattern(/^(0|[1-9]\d{0,11})(\.\d{1,4})?$/, {
     message: "must be a decimal string with at most 4 decimals and 12 integer digits, e.g. \"125.50\""
   })
 ).annotate({ description: "Price of one unit, before VAT", examples: ["125.50"] })
@@ -61,13 +61,13 @@ export const VatRate = Schema.Number.check(
 
 /** An exchange rate: RON for one unit of the invoice's currency, up to 6 decimals. */
 export const ExchangeRate = Schema.String.check(
-  Schema.isPattern(/^(0|[1-9]\d{0,5})(\.\d{1,6})?$/, { message: "must be a decimal string such as \"4.9763\"" }),
+  isPattern(/^(0|[1-9]\d{0,5})(\.\d{1,6})?$/, { message: "must be a decimal string such as \"4.9763\"" }),
   Schema.makeFilter((s: string) => Number(s) > 0 || "must be greater than zero")
 ).annotate({ description: "RON for one unit of the currency, fixed at issue", examples: ["4.9763"] })
 
 /** Invoice series: 1 to 10 upper-case letters or digits. */
 export const Series = Schema.String.check(
-  Schema.isPattern(/^[A-Z0-9]{1,10}$/, { message: "must be 1 to 10 upper-case letters or digits, e.g. FCT" })
+  isPattern(/^[A-Z0-9]{1,10}$/, { message: "must be 1 to 10 upper-case letters or digits, e.g. FCT" })
 ).annotate({ examples: ["FCT"] })
 
 export const InvoiceLineInput = Schema.Struct({
@@ -329,7 +329,7 @@ export const BankTransactionLine = Schema.Struct({
   reference: Schema.optionalKey(Reference),
   counterparty_name: Schema.optionalKey(Schema.NullOr(Schema.String.check(isMaxChars(200)))),
   counterparty_iban: Schema.optionalKey(Schema.NullOr(Schema.String.check(
-    Schema.isPattern(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, { message: "must be an IBAN without spaces" })
+    isPattern(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, { message: "must be an IBAN without spaces" })
   )))
 }).annotate({ identifier: "BankTransactionLine" })
 export type BankTransactionLine = typeof BankTransactionLine.Type

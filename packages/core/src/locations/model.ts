@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { isMaxChars, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const LocationId = Uuid.pipe(Schema.brand("LocationId"))
 export type LocationId = typeof LocationId.Type
@@ -19,7 +19,7 @@ export const VerticalType = Schema.Literals([
 export type VerticalType = typeof VerticalType.Type
 
 const Code = Schema.String.check(
-  Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, {
+  isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, {
     message: "must be 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
   })
 )

@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, Uuid } from "../shared/schemas.ts"
 import { UserId } from "../tenancy/model.ts"
 
 export const MailboxId = Uuid.pipe(Schema.brand("MailboxId"))
@@ -11,9 +11,18 @@ export type MailMessageId = typeof MailMessageId.Type
 
 export const MAX_ALIASES = 50
 
+/**
+ * A local part, `@`, and a domain with a dot that is neither its first nor its
+ * last character. Written so no two quantifiers can trade characters (the
+ * domain's first dot after its first character ends the run before it), it
+ * matches in linear time; `isMaxChars` refuses a longer string before the
+ * pattern runs (decided: docs/decisions.md, "Limits and ranges").
+ */
 export const EmailAddress = Schema.String.check(
   isMaxChars(254),
-  Schema.isPattern(/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/, { message: "must be an email address, e.g. sales@example.com" })
+  isPattern(/^[^\s",;<>@]+@[^\s",;<>@][^\s",.;<>@]*\.[^\s",;<>@]+$/, {
+    message: "must be an email address, e.g. sales@example.com"
+  })
 )
 
 const Aliases = Schema.Array(EmailAddress).check(
@@ -37,9 +46,15 @@ export type MailboxOwner = typeof MailboxOwner.Type
 export const ImapTls = Schema.Literals(["implicit", "starttls", "none"])
 export type ImapTls = typeof ImapTls.Type
 
-const Host = Schema.String.check(
+/**
+ * A bracketed or bare IPv6 address (hex digits, colons and dots, a colon
+ * before any dot), or a host name of labels that start and end with a letter
+ * or digit. Each alternative reads its characters one way only, so a failing
+ * value costs linear time (decided: docs/decisions.md, "Limits and ranges").
+ */
+export const Host = Schema.String.check(
   isMaxChars(253),
-  Schema.isPattern(/^(\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]+|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)$/, {
+  isPattern(/^(?:\[[\d.:A-Fa-f]+\]|[\dA-Fa-f]*:[\d.:A-Fa-f]+|[\dA-Za-z]+(?:-+[\dA-Za-z]+)*(?:\.[\dA-Za-z]+(?:-+[\dA-Za-z]+)*)*\.?)$/, {
     message: "must be a host name or an IP address, without a scheme or a port"
   })
 )

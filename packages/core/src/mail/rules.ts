@@ -124,7 +124,7 @@ export const messageOutcome = (message: RemoteMessage, context: OutcomeContext):
 /** `<id@host>` as the id alone; null for an empty or missing header. */
 export const normalizeMessageId = (raw: string | null | undefined): string | null => {
   if (raw === null || raw === undefined) return null
-  const id = raw.trim().replace(/^<+/, "").replace(/>+$/, "").trim()
+  const id = raw.trim().replace(/^<+/, "").replace(/(?<!>)>+$/, "").trim()
   return id === "" ? null : id.slice(0, 998)
 }
 

@@ -1,6 +1,6 @@
 import { Schema, Struct } from "effect"
 import { ContactId } from "../contacts/model.ts"
-import { Instant, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { Instant, IsoDateTime, isPattern, Uuid } from "../shared/schemas.ts"
 
 export const SubscriptionId = Uuid.pipe(Schema.brand("SubscriptionId"))
 export type SubscriptionId = typeof SubscriptionId.Type
@@ -18,12 +18,12 @@ export type SubscriptionStatus = typeof SubscriptionStatus.Type
 
 /** A Stripe customer id, as the meter's default customer mapping (`stripe_customer_id`) expects. */
 export const ProcessorCustomerId = Schema.String.check(
-  Schema.isPattern(/^cus_[A-Za-z0-9]{1,251}$/, { message: "must be a Stripe customer id, e.g. cus_NciAYcXfLnqBoz" })
+  isPattern(/^cus_[A-Za-z0-9]{1,251}$/, { message: "must be a Stripe customer id, e.g. cus_NciAYcXfLnqBoz" })
 ).annotate({ description: "The processor's customer the usage is billed to", examples: ["cus_NciAYcXfLnqBoz"] })
 
 /** The `event_name` of the processor's meter: 1 to 100 printable ASCII characters, no spaces (Stripe's limit is 100). */
 export const MeterEventName = Schema.String.check(
-  Schema.isPattern(/^[\x21-\x7e]{1,100}$/, { message: "must be 1 to 100 printable ASCII characters without spaces" })
+  isPattern(/^[\x21-\x7e]{1,100}$/, { message: "must be 1 to 100 printable ASCII characters without spaces" })
 ).annotate({ description: "The event name the processor's meter listens to", examples: ["api_requests"] })
 
 export const Subscription = Schema.Struct({

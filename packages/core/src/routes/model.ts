@@ -1,6 +1,6 @@
 import { Schema, Struct } from "effect"
 import { LocationId } from "../locations/model.ts"
-import { Instant, isMaxChars, IsoDateTime, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
+import { Instant, isMaxChars, IsoDateTime, isPattern, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
 
 export const RouteId = Uuid.pipe(Schema.brand("RouteId"))
 export type RouteId = typeof RouteId.Type
@@ -34,7 +34,7 @@ export const Address = Schema.Struct({
   city: NonBlankString(100),
   region: Schema.NullOr(Schema.String.check(isMaxChars(100))),
   country: Schema.String.check(
-    Schema.isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
+    isPattern(/^[A-Z]{2}$/, { message: "must be an ISO 3166-1 alpha-2 country code, e.g. RO" })
   ).annotate({ description: "ISO 3166-1 alpha-2 code" })
 }).annotate({ identifier: "Address" })
 export type Address = typeof Address.Type
@@ -56,7 +56,7 @@ export const normalizeAddress = (a: AddressInput): Address => ({
 
 /** A local time of day, `HH:MM` (24 hours). */
 export const TimeOfDay = Schema.String.check(
-  Schema.isPattern(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "must be a time of day HH:MM, e.g. 09:30" })
+  isPattern(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "must be a time of day HH:MM, e.g. 09:30" })
 ).annotate({ description: "Local time of day, HH:MM" })
 
 /** An RFC 3339 date-time with its offset, e.g. `2026-03-02T07:30:00+02:00`. */

@@ -66,7 +66,7 @@ export const formatDecimal = ({ scale, units }: Decimal): string => {
   const negative = units < 0n
   const digits = (negative ? -units : units).toString().padStart(scale + 1, "0")
   const whole = scale === 0 ? digits : digits.slice(0, -scale)
-  const fraction = scale === 0 ? "" : digits.slice(-scale).replace(/0+$/, "")
+  const fraction = scale === 0 ? "" : digits.slice(-scale).replace(/(?<!0)0+$/, "")
   return (negative ? "-" : "") + whole + (fraction === "" ? "" : `.${fraction}`)
 }
 

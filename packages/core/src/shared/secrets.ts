@@ -11,7 +11,7 @@ import { Digest, Kdf, SecureRandom } from "effect/crypto"
 const bytesToBase64Url = (bytes: Uint8Array): string => {
   let binary = ""
   for (const b of bytes) binary += String.fromCharCode(b)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/(?<!=)=+$/, "")
 }
 
 const bytesToBase64 = (bytes: Uint8Array): string => {

@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { isMaxChars, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const OrganizationId = Uuid.pipe(Schema.brand("OrganizationId"))
 export type OrganizationId = typeof OrganizationId.Type
@@ -101,5 +101,5 @@ export type Membership = typeof Membership.Type
 export const MemberName = NonBlankString(200)
 export const Email = Schema.String.check(
   isMaxChars(254),
-  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an email address" })
+  isPattern(/^[^\s@]+@[^\s@][^\s.@]*\.[^\s@]+$/, { message: "must be an email address" })
 )

@@ -22,6 +22,7 @@ import { Idempotency } from "./idempotency.ts"
 import { SchemaErrors } from "./schemaErrors.ts"
 import { Authentication } from "./security.ts"
 import { ImportsApi } from "./Imports.ts"
+import { RequestBody } from "./requestBody.ts"
 import { StrictQuery } from "./strictQuery.ts"
 
 /**
@@ -67,6 +68,8 @@ export class Api extends HttpApi.make("opsplatform")
   .add(ImportsApi)
   .middleware(SchemaErrors)
   .middleware(Idempotency)
+  // Inside Authentication (added after it wraps it): the body is read only once the credential and scope are known.
+  .middleware(RequestBody)
   .middleware(Authentication)
   .middleware(StrictQuery)
   .prefix("/v1")

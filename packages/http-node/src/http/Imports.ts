@@ -1,25 +1,33 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Schema, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerResponse, Multipart } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { HttpApiBuilder } from "effect/http-api"
 import * as fs from "node:fs"
 import { Errors, ImportModel, Imports } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
+import { MAX_IMPORT_BODY_BYTES } from "../api/Imports.ts"
+import { mediaTypeOf } from "../api/requestBody.ts"
 import { currentTenant, ok } from "../api/envelope.ts"
 import { apiError, type ApiErrorOf, domain } from "../api/errors.ts"
 import { openCsv } from "../imports/csvFile.ts"
 import { listForTenant, withTenant } from "./respond.ts"
 
-/** RFC 4180 field: quoted when it holds a delimiter, a quote or a line break. */
-const csvField = (value: string | number | null): string => {
-  const text = value === null ? "" : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
+/**
+ * A CSV cell: a text a spreadsheet would run as a formula (starting with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return) gets a leading `'` so it is shown
+ * as text (OWASP, "CSV Injection"), then RFC 4180 quoting when it holds a
+ * delimiter, a quote or a line break.
+ */
+export const csvCell = (value: string | number | null): string => {
+  const raw = value === null ? "" : String(value)
+  const text = /^[\t\r+\-=@]/.test(raw) ? `'${raw}` : raw
+  return /[\n\r",]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
 }
 
 /** The errors of a job as CSV: row, column, message (decided: docs/decisions.md, "Imports"). */
 export const issuesCsv = (issues: ReadonlyArray<ImportModel.ImportIssue>): string =>
-  ["row,column,message", ...issues.map((i) => [i.row, i.column, i.message].map(csvField).join(","))].join("\r\n") + "\r\n"
+  ["row,column,message", ...issues.map((i) => [i.row, i.column, i.message].map(csvCell).join(","))].join("\r\n") + "\r\n"
 
 const decodeEntity = Schema.decodeUnknownOption(ImportModel.ImportEntity)
 const decodePreset = Schema.decodeUnknownOption(ImportModel.ImportPreset)
@@ -37,22 +45,58 @@ const parseMapping = (text: string | undefined) => {
   return Effect.fail(Errors.ValidationFailed.field("mapping", "must be a JSON object of field → column header, e.g. {\"name\":\"Firma\"}"))
 }
 
-/** The file and the fields of an upload: a CSV body, or a multipart form with a `file` part. */
+/**
+ * A multipart upload is one `file` part and a few short fields (`entity`,
+ * `preset`, `filename`, `mapping`): the parser stops at the eighth part, at a
+ * field over 16 KiB and at a file over the import size, so a form of
+ * thousands of parts never becomes thousands of temporary files (decided:
+ * docs/decisions.md, "Imports").
+ */
+export const MULTIPART_LIMITS = {
+  maxParts: 8,
+  maxFieldSize: 16 * 1024,
+  maxFileSize: ImportModel.MAX_IMPORT_BYTES,
+  maxTotalSize: MAX_IMPORT_BODY_BYTES
+} as const
+
+const multipartLimits = Multipart.limitsServices(MULTIPART_LIMITS)
+
+const multipartRefusal = (error: Multipart.MultipartError): Effect.Effect<never, ApiErrorOf<400> | ApiErrorOf<413>> =>
+  error.reason._tag === "Parse" || error.reason._tag === "InternalError"
+    ? Effect.flatMap(
+      apiError(400, "validation_failed", "Invalid body: is not a readable multipart/form-data body", {
+        details: [{ field: "body", issue: "is not a readable multipart/form-data body" }]
+      }),
+      Effect.fail
+    )
+    : Effect.flatMap(
+      apiError(
+        413,
+        "payload_too_large",
+        `The form exceeds the upload's limits: one file part of at most ${ImportModel.MAX_IMPORT_BYTES} bytes and at most ` +
+          `${MULTIPART_LIMITS.maxParts - 1} fields of at most ${MULTIPART_LIMITS.maxFieldSize} bytes`
+      ),
+      Effect.fail
+    )
+
+/** The file and the fields of an upload: a CSV body, or a multipart form with exactly one `file` part. */
 const readUpload = (request: HttpServerRequest) =>
   Effect.gen(function*() {
-    const type = (request.headers["content-type"] ?? "").toLowerCase()
-    if (type.startsWith("multipart/form-data")) {
+    const type = mediaTypeOf(request.headers["content-type"])
+    if (type === "multipart/form-data") {
       // Parts are stored in temporary files (removed when the request's scope ends), so memory stays bounded.
-      const form = yield* request.multipart.pipe(
-        Effect.mapError(() => Errors.ValidationFailed.field("body", "is not a readable multipart/form-data body"))
-      )
+      const form: Multipart.Persisted = yield* request.multipart.pipe(Effect.provideContext(multipartLimits), Effect.catch(multipartRefusal))
       const fields: Record<string, string> = {}
       for (const [key, value] of Object.entries(form)) if (typeof value === "string") fields[key] = value
       const files = form.file
-      const file = Array.isArray(files) ? files[0] : undefined
-      if (file === undefined || typeof file === "string") {
+      if (!Array.isArray(files) || files.length === 0 || typeof files[0] === "string") {
         return yield* Errors.ValidationFailed.field("file", "is required: send the CSV as the multipart part named file")
       }
+      const others = Object.entries(form).filter(([key, value]) => key !== "file" && typeof value !== "string")
+      if (files.length > 1 || others.length > 0) {
+        return yield* Errors.ValidationFailed.field(others[0]?.[0] ?? "file", "one file per upload: send a single part named file")
+      }
+      const file = files[0]!
       return {
         source: "multipart" as const,
         fields,
@@ -60,7 +104,7 @@ const readUpload = (request: HttpServerRequest) =>
         bytes: fs.createReadStream(file.path) as AsyncIterable<Uint8Array>
       }
     }
-    if (["text/csv", "text/plain", "application/csv", "application/octet-stream", "application/vnd.ms-excel"].some((t) => type.startsWith(t))) {
+    if (type === "text/csv") {
       const fields: Record<string, string> = {}
       return { source: "upload" as const, fields, filename: undefined, bytes: Stream.toAsyncIterable(request.stream) }
     }
@@ -94,7 +138,11 @@ export const ImportsHandlers = HttpApiBuilder.group(
           const wantsCsv = query.format === "csv" ||
             (query.format === undefined && (request.headers.accept ?? "").toLowerCase().includes("text/csv"))
           return wantsCsv
-            ? HttpServerResponse.text(issuesCsv(issues), { contentType: "text/csv; charset=utf-8" })
+            ? HttpServerResponse.text(issuesCsv(issues), {
+              contentType: "text/csv; charset=utf-8",
+              // A download, never a page the browser renders (decided: docs/decisions.md, "Imports").
+              headers: { "content-disposition": `attachment; filename="import-${params.id}-errors.csv"` }
+            })
             : ok(issues)
         })))
       .handleRaw("create", ({ query, request }) =>

@@ -2,7 +2,7 @@ import { Effect, Stream } from "effect"
 import chardet from "chardet"
 import iconv from "iconv-lite"
 import { Worker } from "node:worker_threads"
-import { type CsvRecord, ImportFileError, MAX_IMPORT_BYTES } from "@opsplatform/core/imports/model"
+import { type CsvRecord, ImportFileError, MAX_IMPORT_BYTES, MAX_RECORD_CHARS } from "@opsplatform/core/imports/model"
 import { normalizeRomanian } from "@opsplatform/core/imports/rules"
 import type { CsvFile } from "@opsplatform/core/imports/Imports"
 import type { ParseReply, ParseRequest } from "./csvWorker.ts"
@@ -159,6 +159,13 @@ export const openCsv = (
         wake = undefined
         const m = inbox.shift()!
         if (m instanceof Error) throw m
+        if (m.errorCode === "CSV_MAX_RECORD_SIZE") {
+          throw fileError(
+            "record_too_large",
+            `Line ${m.errorLine ?? "?"} holds more than ${MAX_RECORD_CHARS} characters: a record (or a quoted cell left open) that long is not ` +
+              `a row of a CSV export`
+          )
+        }
         if (m.error !== undefined) throw new Error(m.error)
         return m
       }

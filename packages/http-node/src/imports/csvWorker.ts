@@ -1,5 +1,6 @@
 import { parse } from "csv-parse"
 import { parentPort } from "node:worker_threads"
+import { MAX_RECORD_CHARS } from "@opsplatform/core/imports/model"
 import { textOf } from "./csvText.ts"
 
 /**
@@ -24,6 +25,9 @@ export interface ParseReply {
   readonly decomposed: boolean
   readonly done?: true
   readonly error?: string
+  /** csv-parse's code for the error (`CSV_MAX_RECORD_SIZE`…), and the line it stopped at. */
+  readonly errorCode?: string
+  readonly errorLine?: number
 }
 
 const port = parentPort!
@@ -31,7 +35,8 @@ const port = parentPort!
 /** Sets up the parse of one file: the thread may have been started before the file's encoding and delimiter were known. */
 const start = (encoding: string, delimiter: string) => {
   const text = textOf(encoding)
-  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true })
+  // A record past MAX_RECORD_CHARS stops the parse: no cell, header or otherwise, is buffered without bound.
+  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS })
   let lines: Array<number> = []
   let fields: Array<Array<string>> = []
   // A record is taken as the parser pushes it, so `info.lines` is still its line (cheaper than `info: true`).
@@ -40,7 +45,7 @@ const start = (encoding: string, delimiter: string) => {
     fields.push(record)
   })
   let failed = false
-  const reply = (extra: { readonly done?: true; readonly error?: string } = {}) => {
+  const reply = (extra: Pick<ParseReply, "done" | "error" | "errorCode" | "errorLine"> = {}) => {
     const message: ParseReply = { lines, fields, decomposed: text.decomposed, ...extra }
     lines = []
     fields = []
@@ -49,7 +54,13 @@ const start = (encoding: string, delimiter: string) => {
   const fail = (e: unknown) => {
     if (failed) return
     failed = true
-    reply({ error: e instanceof Error ? e.message : String(e) })
+    const code = (e as { readonly code?: unknown }).code
+    const line = (e as { readonly lines?: unknown }).lines
+    reply({
+      error: e instanceof Error ? e.message : String(e),
+      ...(typeof code === "string" ? { errorCode: code } : {}),
+      ...(typeof line === "number" ? { errorLine: line } : {})
+    })
   }
   parser.on("error", fail)
   parser.on("end", () => {

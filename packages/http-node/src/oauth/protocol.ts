@@ -31,7 +31,7 @@ const hostPattern = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5
 /** The issuer identifier (RFC 8414): the configured public URL, or the request's origin; no trailing slash. */
 export const issuerOf = Effect.gen(function*() {
   const config = yield* OAuthHttpConfig
-  if (config.publicUrl !== undefined) return config.publicUrl.replace(/\/+$/, "")
+  if (config.publicUrl !== undefined) return config.publicUrl.replace(/(?<!\/)\/+$/, "")
   const request = yield* HttpServerRequest.HttpServerRequest
   const host = request.headers.host ?? ""
   return `http://${hostPattern.test(host) ? host : "localhost"}`

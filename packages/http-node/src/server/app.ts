@@ -10,6 +10,7 @@ import { IdempotencyLive } from "../api/idempotency.ts"
 import { CurrentRequestId } from "../api/requestContext.ts"
 import { SchemaErrorsLive } from "../api/schemaErrors.ts"
 import { AuthenticationLive } from "../api/security.ts"
+import { RequestBodyLive } from "../api/requestBody.ts"
 import { StrictQueryLive } from "../api/strictQuery.ts"
 import { AuditHandlers } from "../http/Audit.ts"
 import { ContactsHandlers } from "../http/Contacts.ts"
@@ -134,7 +135,7 @@ const ApiHandlers = Layer.mergeAll(
  * building the routes resolves it as well as the handlers.
  */
 export const ApiLive = ApiHandlers.pipe(
-  Layer.provideMerge(Layer.mergeAll(AuthenticationLive, SchemaErrorsLive, IdempotencyLive, StrictQueryLive))
+  Layer.provideMerge(Layer.mergeAll(AuthenticationLive, SchemaErrorsLive, IdempotencyLive, RequestBodyLive, StrictQueryLive))
 )
 
 /** The /v1 routes and their OpenAPI document, over any core (no SQL of their own). */

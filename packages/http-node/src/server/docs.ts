@@ -42,7 +42,7 @@ const operationHtml = (path: string, method: string, op: Json): string => {
   const parameters = (op.parameters as Array<Json> | undefined) ?? []
   const body = ((op.requestBody as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined
   const responses = Object.entries(op.responses as Record<string, Json>)
-  const description = typeof op.description === "string" ? op.description.replace(/\n*Requires the scope `[^`]+`\.$/, "") : ""
+  const description = typeof op.description === "string" ? op.description.replace(/(?<!\n)\n*Requires the scope `[^`]+`\.$/, "") : ""
   return `<section class="operation" id="${escape(id)}" data-method="${method}" data-path="${escape(path)}">
 <h3><span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${escape(path)}</code></h3>
 ${description === "" ? "" : `<p>${prose(description)}</p>`}

@@ -72,14 +72,43 @@ const resolveHost = (host: string, allowPrivate: boolean): Effect.Effect<string,
   )
 }
 
+/**
+ * RFC 5322 §2.1.1: a line of a message is at most 998 characters. A field with
+ * a longer line, or one unfolded past that, breaks the rule and is skipped
+ * before anything reads it (cutting it could leave part of an address), so
+ * what a sender writes into a header costs the sync bounded work; a delivery
+ * address is at most 254 characters, well inside.
+ */
+export const MAX_HEADER_LINE = 998
+
+/** The header fields of `text`, unfolded (a line starting with a space or tab continues the field above); `undefined` for one over MAX_HEADER_LINE. */
+const headerFields = (text: string): Array<string | undefined> => {
+  const fields: Array<string | undefined> = []
+  for (const raw of text.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+    const folded = (line.startsWith(" ") || line.startsWith("\t")) && fields.length > 0
+    if (line.length > MAX_HEADER_LINE) {
+      if (folded) fields[fields.length - 1] = undefined
+      else fields.push(undefined)
+    } else if (folded) {
+      const above = fields[fields.length - 1]
+      const joined = above === undefined ? undefined : `${above} ${line.replace(/^[\t ]+/, "")}`
+      fields[fields.length - 1] = joined === undefined || joined.length > MAX_HEADER_LINE ? undefined : joined
+    } else fields.push(line)
+  }
+  return fields
+}
+
 /** The addresses of the delivery headers, unfolded, in the order they appear. */
 export const deliveryAddresses = (headers: Buffer | undefined): ReadonlyArray<string> => {
   if (headers === undefined) return []
   const out: Array<string> = []
-  for (const line of headers.toString("utf8").replace(/\r?\n[ \t]+/g, " ").split(/\r?\n/)) {
-    const colon = line.indexOf(":")
-    if (colon < 0 || !DELIVERY_HEADERS.includes(line.slice(0, colon).trim().toLowerCase())) continue
-    const address = /[^\s<>",;:]+@[^\s<>",;]+/.exec(line.slice(colon + 1))
+  for (const field of headerFields(headers.toString("utf8"))) {
+    if (field === undefined) continue
+    const colon = field.indexOf(":")
+    if (colon < 0 || !DELIVERY_HEADERS.includes(field.slice(0, colon).trim().toLowerCase())) continue
+    // Starts only where a run of address characters starts, so a run without `@` is read once, not once per position.
+    const address = /(?<![^\s",:;<>])[^\s",:;<>]+@[^\s",;<>]+/.exec(field.slice(colon + 1))
     if (address !== null) out.push(address[0])
   }
   return out

@@ -455,3 +455,103 @@ export const replaceNode = (value: unknown, index: number, replacement: unknown)
   parent[target[target.length - 1]!] = replacement
   return copy
 }
+
+// --- long adversarial values for the timing check ---------------------------------------------
+
+/** A string field of an operation that the document gives a `pattern` or a `format`: where it goes and its schema. */
+export interface PatternTarget {
+  readonly op: Operation
+  readonly in: "path" | "query" | "body"
+  /** The parameter's name, or the field's path in the body (array items at index 0). */
+  readonly path: ReadonlyArray<string | number>
+  readonly schema: JsonSchema
+}
+
+/** What tells one field's validation from another's: its format, pattern and length. */
+export const signatureOf = (schema: JsonSchema) => `${schema.format ?? ""}|${schema.pattern ?? ""}|${schema.maxLength ?? ""}`
+
+/** The string schemas with a pattern or a format at or under `schema`, with their paths. */
+const patternFields = (doc: OpenApiDocument, schema: JsonSchema, at: ReadonlyArray<string | number> = [], depth = 0): Array<{
+  readonly path: ReadonlyArray<string | number>
+  readonly schema: JsonSchema
+}> => {
+  const s = resolve(doc, schema)
+  if (depth > 10) return []
+  const own = (Array.isArray(s.type) ? s.type.includes("string") : s.type === "string") && (s.pattern !== undefined || s.format !== undefined)
+    ? [{ path: at, schema: s }]
+    : []
+  const alternatives = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].flatMap((a) => patternFields(doc, a, at, depth + 1))
+  const properties = Object.entries(s.properties ?? {}).flatMap(([key, sub]) => patternFields(doc, sub, [...at, key], depth + 1))
+  const items = s.items === undefined ? [] : patternFields(doc, s.items, [...at, 0], depth + 1)
+  const all = [...own, ...alternatives, ...properties, ...items]
+  return all.filter((f, i) => all.findIndex((g) => g.path.join(".") === f.path.join(".") && signatureOf(g.schema) === signatureOf(f.schema)) === i)
+}
+
+/** Every string field with a pattern or a format in the document: path and query parameters and body fields of every operation. */
+export const patternTargets = (doc: OpenApiDocument, operations: ReadonlyArray<Operation>): Array<PatternTarget> =>
+  operations.flatMap((op) => [
+    ...op.parameters.filter((p) => p.in === "path" || p.in === "query").flatMap((p) =>
+      patternFields(doc, p.schema).map((f) => ({ op, in: p.in as "path" | "query", path: [p.name], schema: f.schema }))
+    ),
+    ...(op.body === undefined || op.method === "GET" ? [] : patternFields(doc, op.body).map((f) => ({ op, in: "body" as const, path: f.path, schema: f.schema })))
+  ])
+
+/** Short valid values of the field, each of another shape (other separators): what its pattern generates, or its format's example. */
+const samplesOf = (schema: JsonSchema, seed: number): Array<string> => {
+  if (schema.pattern !== undefined) {
+    try {
+      const generated = fc.sample(fc.stringMatching(new RegExp(schema.pattern), { maxLength: 12 }), { seed, numRuns: 40 })
+      // The shortest samples hold little but the pattern's structure; one per set of separators.
+      const bySeparators = new Map<string, string>()
+      for (const sample of generated.filter((g) => g.length > 0).sort((a, b) => a.length - b.length)) {
+        const separators = [...new Set(sample.replace(/[\da-z]/gi, ""))].sort().join("")
+        if (!bySeparators.has(separators)) bySeparators.set(separators, sample)
+      }
+      if (bySeparators.size > 0) return [...bySeparators.values()].slice(0, 3)
+    } catch {
+      // a pattern JavaScript cannot compile: the format's example below
+    }
+  }
+  return [schema.format === "date" ? "2026-03-02" : schema.format === "date-time" ? "2026-03-02T07:00:00.000Z" : schema.format === "uuid" ? "00000000-0000-4000-8000-000000000001" : "a@b.c"]
+}
+
+/**
+ * Long values aimed at super-linear matching, built from valid samples of the
+ * field: a prefix of a sample up to a separator (or nothing), one of its
+ * characters repeated to fill `length`, and a suffix no pattern of the API
+ * accepts there — the shape of the strings that made `EmailAddress`
+ * (`a@` + dots) and `Host` (colons) take seconds. At most `limit` of them,
+ * each exactly `length` characters, in the same order for every length.
+ */
+export const longAttacks = (schema: JsonSchema, length: number, limit = 12, seed = 1): Array<string> => {
+  const suffix = " !"
+  // One character of each kind a sample has: a digit, a lower-case and an upper-case letter, each other character.
+  const kind = (c: string) => (/\d/.test(c) ? "digit" : /[a-z]/.test(c) ? "lower" : /[A-Z]/.test(c) ? "upper" : c)
+  const attacks: Array<string> = []
+  for (const sample of samplesOf(schema, seed)) {
+    const separators = [...sample].flatMap((c, i) => (/[\da-z]/i.test(c) ? [] : [i + 1]))
+    const cuts = [0, ...separators].slice(0, 4)
+    const pumps = [...new Map([...sample].map((c) => [kind(c), c])).values()].sort((a, b) => Number(/[\da-z]/i.test(a)) - Number(/[\da-z]/i.test(b)))
+    for (const pump of pumps) {
+      for (const cut of cuts) {
+        const prefix = sample.slice(0, cut)
+        attacks.push(prefix + pump.repeat(Math.max(1, length - prefix.length - suffix.length)) + suffix)
+      }
+    }
+  }
+  // Interleaved across samples, so a limit keeps some of each shape.
+  return [...new Set(attacks)].slice(0, limit)
+}
+
+/** `value` (a JSON object or undefined) with `replacement` at `path`, making the objects and arrays on the way. */
+export const withValueAt = (value: unknown, path: ReadonlyArray<string | number>, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement
+  const [head, ...rest] = path
+  if (typeof head === "number") {
+    const list = Array.isArray(value) ? [...value] : []
+    list[head] = withValueAt(list[head], rest, replacement)
+    return list
+  }
+  const object = value !== null && typeof value === "object" && !Array.isArray(value) ? { ...(value as object) } : {}
+  return { ...object, [head!]: withValueAt((object as Record<string, unknown>)[head!], rest, replacement) }
+}

@@ -6,7 +6,12 @@
 
 export type Locale = "ro" | "en"
 
-const group = (digits: string, separator: string): string => digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator)
+/** Digits in groups of three from the right ("1234567" → "1.234.567"). */
+const group = (digits: string, separator: string): string => {
+  let out = digits.slice(0, digits.length % 3 || 3)
+  for (let i = out.length; i < digits.length; i += 3) out += separator + digits.slice(i, i + 3)
+  return out
+}
 
 /** RON minor units as the locale writes an amount of lei. */
 export const formatLei = (minor: number, locale: Locale): string => {

@@ -18,6 +18,7 @@ import listIndexes from "./0015_list_indexes.ts"
 import importRowBatches from "./0016_import_row_batches.ts"
 import credentialChanges from "./0017_credential_changes.ts"
 import webhookSigningSchemes from "./0018_webhook_signing_schemes.ts"
+import importErrorFields from "./0020_import_error_fields.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -45,5 +46,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_list_indexes": listIndexes,
   "0016_import_row_batches": importRowBatches,
   "0017_credential_changes": credentialChanges,
-  "0018_webhook_signing_schemes": webhookSigningSchemes
+  "0018_webhook_signing_schemes": webhookSigningSchemes,
+  "0020_import_error_fields": importErrorFields
 }
