@@ -18,7 +18,7 @@ import listIndexes from "./0015_list_indexes.ts"
 import importRowBatches from "./0016_import_row_batches.ts"
 import credentialChanges from "./0017_credential_changes.ts"
 import webhookSigningSchemes from "./0018_webhook_signing_schemes.ts"
-import importErrorFields from "./0020_import_error_fields.ts"
+import importErrorFields from "./0019_import_error_fields.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -47,5 +47,5 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0016_import_row_batches": importRowBatches,
   "0017_credential_changes": credentialChanges,
   "0018_webhook_signing_schemes": webhookSigningSchemes,
-  "0020_import_error_fields": importErrorFields
+  "0019_import_error_fields": importErrorFields
 }
