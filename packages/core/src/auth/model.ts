@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { Filters, QueryBoolean } from "../shared/filters.ts"
 import { IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 import { UserId } from "../tenancy/model.ts"
@@ -74,3 +75,9 @@ export interface Principal {
    */
   readonly onBehalf?: { readonly cabinetOrganizationId: string; readonly grantId: string } | undefined
 }
+
+export const CredentialFilter = Schema.Struct({
+  kind: Schema.optionalKey(CredentialKind),
+  revoked: Schema.optionalKey(QueryBoolean.pipe(Filters.present("revoked_at")))
+})
+export type CredentialFilter = typeof CredentialFilter.Type

@@ -64,12 +64,10 @@ export class Contacts extends Context.Service<Contacts, {
         }),
         get,
         list: (tenant, filter, page) =>
-          repo.list(tenant, {
+          repo.list(tenant, filter.vat_number === undefined ? filter : {
             ...filter,
             // A VAT filter finds the contact however its number was written ("RO 1859" or "1859").
-            vat_number: filter.vat_number === undefined
-              ? undefined
-              : normalizeVatNumber("RO", filter.vat_number) ?? filter.vat_number.replace(/\s+/g, "").toUpperCase()
+            vat_number: normalizeVatNumber("RO", filter.vat_number) ?? filter.vat_number.replace(/\s+/g, "").toUpperCase()
           }, page),
         update: Effect.fn("Contacts.update")(function*(tenant, id, patch) {
           const current = yield* get(tenant, id)

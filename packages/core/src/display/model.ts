@@ -1,7 +1,7 @@
 import { Schema, Struct } from "effect"
 import { DeviceId } from "../auth/model.ts"
 import { LocationId } from "../locations/model.ts"
-import { isMaxChars, IsoDateTime, NonBlankString } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export { DeviceId }
 
@@ -78,9 +78,8 @@ export const UnlockResult = Schema.Struct({
 }).annotate({ identifier: "DisplayUnlockResult" })
 export type UnlockResult = typeof UnlockResult.Type
 
-export interface DeviceFilter {
-  readonly location_id?: string | undefined
-}
+export const DeviceFilter = Schema.Struct({ location_id: Schema.optionalKey(Uuid) })
+export type DeviceFilter = typeof DeviceFilter.Type
 
 // ---- The assistant ---------------------------------------------------------
 

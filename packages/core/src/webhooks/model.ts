@@ -199,9 +199,8 @@ export const WebhookTestResult = Schema.Struct({
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
-export interface DeliveryFilter {
-  readonly status?: DeliveryStatus | undefined
-}
+export const DeliveryFilter = Schema.Struct({ status: Schema.optionalKey(DeliveryStatus) })
+export type DeliveryFilter = typeof DeliveryFilter.Type
 
 /** The delivery state a worker writes back after an attempt. */
 export interface DeliveryOutcome {

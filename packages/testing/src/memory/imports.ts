@@ -77,7 +77,7 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
       insertJob: (tenant, job) => Effect.sync(() => jobs.insert(tenant, job)),
       updateJob: (tenant, job) => Effect.sync(() => void jobs.update(tenant, job)),
       findJob: (tenant, id) => Effect.sync(() => jobs.find(tenant, id)),
-      listJobs: (tenant, page) => Effect.sync(() => jobs.page(tenant, () => true, page)),
+      listJobs: (tenant, page) => Effect.sync(() => jobs.page(tenant, [], page)),
       addIssues: (tenant, jobId, _first, list) =>
         Effect.sync(() => {
           if (mine(tenant, jobId)) issues.set(jobId, [...(issues.get(jobId) ?? []), ...list])
