@@ -4,13 +4,7 @@ import shared from "../../vitest.shared.ts"
 export default mergeConfig(shared, defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/globalSetup.ts"],
-    // The operator key servers on PostgreSQL need for webhook secrets (a test value, never a real one).
-    env: {
-      OPSPLATFORM_SECRET_KEY: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-      // Tests never reach the real tax authority: a server without a fake one is refused on loopback, at once.
-      OPSPLATFORM_ANAF_URL: "http://127.0.0.1:9",
-      OPSPLATFORM_ANAF_RETRIES: "0"
-    }
+    // The configuration of servers and spawned processes: test/support/config.ts.
+    globalSetup: ["test/support/globalSetup.ts"]
   }
 }))

@@ -22,7 +22,7 @@ const failureMessage = (error: unknown): string =>
 
 Command.run(opsplatform, { version: "0.1.0" }).pipe(
   Effect.catchCause(reportFailure),
-  Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive())),
+  Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive)),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     // SIGTERM / SIGINT end `serve` and `worker` by interruption: a clean stop, exit status 0.

@@ -1,7 +1,8 @@
-import { Effect, Ref } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { Command } from "effect/cli"
 import { Migrations } from "@opsplatform/core"
-import { databaseChoiceFromEnv, layerSql } from "../server/database.ts"
+import { databaseConfig, load } from "../config/Configuration.ts"
+import { layerSql } from "../server/database.ts"
 import { type Progress, progressBar } from "./progress.ts"
 import { printJson } from "./shared.ts"
 
@@ -13,6 +14,6 @@ export const migrate = Command.make("migrate", {}, () =>
       onApplied: (migration) => Effect.flatMap(Ref.get(bar), (p) => p?.advance(1, migration) ?? Effect.void)
     }).pipe(Effect.ensuring(Effect.flatMap(Ref.get(bar), (p) => p?.done ?? Effect.void)))
     yield* printJson({ applied: applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`) })
-  }).pipe(Effect.provide(layerSql(databaseChoiceFromEnv())))).pipe(
+  }).pipe(Effect.provide(Layer.unwrap(Effect.map(load(databaseConfig), layerSql))))).pipe(
     Command.withDescription("Apply pending database migrations (a progress bar on stderr when it is a terminal)")
   )

@@ -1,7 +1,8 @@
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, type Redacted } from "effect"
 import { Errors } from "@opsplatform/core"
+import { databaseConfig, load } from "../config/Configuration.ts"
 import { coreLive } from "../server/app.ts"
-import { type DatabaseChoice, databaseChoiceFromEnv } from "../server/database.ts"
+import type { DatabaseChoice } from "../server/database.ts"
 import { MISSING_KEY_MESSAGE, resolveOperatorKey, WebhookConfigError } from "../server/webhooks.ts"
 
 /** JSON on stdout: the CLI's only output channel for results. */
@@ -23,13 +24,13 @@ const reportDomainErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 
 /** Runs a command on core over the database the environment names, reporting domain failures. */
 export const withCore = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  self.pipe(reportDomainErrors, Effect.provide(coreLive(databaseChoiceFromEnv())))
+  Effect.flatMap(load(databaseConfig), (database) => self.pipe(reportDomainErrors, Effect.provide(coreLive(database))))
 
 /** Processes that send webhooks need the operator key: on PostgreSQL without it they refuse to start. */
-export const requireOperatorKey = (database: DatabaseChoice) =>
+export const requireOperatorKey = (database: DatabaseChoice, secretKey: Option.Option<Redacted.Redacted<string>>) =>
   Effect.try({
     try: () => {
-      if (Option.isNone(resolveOperatorKey(database))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
+      if (Option.isNone(resolveOperatorKey(database, secretKey))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
     },
     catch: (e) => e as Error
   })

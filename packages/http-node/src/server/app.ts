@@ -29,10 +29,12 @@ import { OAuthHandlers } from "../http/OAuth.ts"
 import { ObligationsHandlers } from "../http/Obligations.ts"
 import { RoutesHandlers } from "../http/Routes.ts"
 import { TenancyHandlers } from "../http/Tenancy.ts"
+import { OAuthHttpConfig } from "../oauth/protocol.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
 import { credentialCache } from "./credentialCache.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { DocsRoutes } from "./docs.ts"
+import { CoreConfig, ServerConfig } from "../config/Configuration.ts"
 import { FiscalRegistryLive } from "./jobs/fiscal.ts"
 import { RoutesConfigLive } from "./routesConfig.ts"
 import { WebhooksHandlers } from "../http/Webhooks.ts"
@@ -50,7 +52,7 @@ export const CryptoLive = Layer.mergeAll(
   NodeCrypto.layerMac
 )
 
-/** Core services on SQL storage, with migrations applied. */
+/** Core services on SQL storage, with migrations applied, and the configuration they were built with. */
 export type CoreLive =
   | CoreLayers.DomainServices
   | CoreLayers.StoragePorts
@@ -60,7 +62,9 @@ export type CoreLive =
   | Layer.Success<typeof CryptoLive>
   | SecretBox.SecretBox
   | WebhookTransport.WebhookTransport
+  | CoreConfig
 
+/** Core services on SQL storage, configured from `CoreConfig` (the environment, or a test's values). */
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(FiscalRegistryLive),
@@ -74,8 +78,15 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
+    Layer.provideMerge(CoreConfig.layer),
     Layer.orDie
   )
+
+/** The OAuth issuer: `OPSPLATFORM_PUBLIC_URL`, or each request's origin. */
+export const OAuthHttpConfigLive = Layer.effect(
+  OAuthHttpConfig,
+  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl }))
+)
 
 const json = (status: number, data: unknown) => HttpServerResponse.jsonUnsafe({ data, error: null }, { status })
 

@@ -14,12 +14,6 @@ export interface StripeSettings {
   readonly appName: string
 }
 
-/** The mode each environment's key must be in: a live key never serves the sandbox, nor a test key live usage. */
-export const keyModes: Record<Tenant.Environment, { readonly variable: string; readonly prefixes: ReadonlyArray<string> }> = {
-  sandbox: { variable: "OPSPLATFORM_STRIPE_TEST_KEY", prefixes: ["sk_test_", "rk_test_"] },
-  live: { variable: "OPSPLATFORM_STRIPE_LIVE_KEY", prefixes: ["sk_live_", "rk_live_"] }
-}
-
 /** Stripe's answer to an identifier it already holds (a 400, not a silent no-op). */
 const DUPLICATE_IDENTIFIER = /An event already exists with identifier/
 

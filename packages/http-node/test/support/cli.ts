@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { testVariables } from "./config.ts"
 
 export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/opsplatform.js")
 const builtEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js")
@@ -21,7 +22,7 @@ export interface CliResult {
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, input?: string): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...testVariables(), ...env },
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
     })
     if (input !== undefined) child.stdin!.end(input)
@@ -46,7 +47,7 @@ export interface Serving {
 export const startServe = (port: number, env: Record<string, string | undefined>): Promise<Serving> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, "serve", "--port", String(port), "--host", "127.0.0.1"], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...testVariables(), ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -73,7 +74,10 @@ export const spawnWorker = (
   ready: string
 ): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "worker"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [bin, "worker"], {
+      env: { ...process.env, ...testVariables(), ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stderr = ""
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
     const timer = setTimeout(() => reject(new Error(`worker did not start:\n${stderr}`)), 60_000)
