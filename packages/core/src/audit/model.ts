@@ -14,7 +14,7 @@ export type AuditOutcome = typeof AuditOutcome.Type
  * concerns. The actor is the credential that acted and the organization it
  * belongs to, which differs from the log's own organization when a cabinet
  * acts for a client. `details` holds identifiers and counts only — never a
- * token, a secret or a PIN (DESIGN: Audit).
+ * token, a secret or a PIN (docs/decisions.md, "Design: shared by the areas").
  */
 export const AuditEvent = Schema.Struct({
   id: AuditEventId,

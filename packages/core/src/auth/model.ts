@@ -8,7 +8,7 @@ import type { Scope } from "./scopes.ts"
 export const CredentialKind = Schema.Literals(["api_key", "personal", "device", "oauth"])
 export type CredentialKind = typeof CredentialKind.Type
 
-/** Token prefixes by credential kind (DESIGN: Credentials). */
+/** Token prefixes by credential kind (docs/decisions.md, "Design: credentials"). */
 export const tokenPrefixes = {
   api_key: "svc_key_",
   personal: "svc_pt_",

@@ -9,7 +9,7 @@ export { DeviceId }
 export const DisplayLocale = Schema.Literals(["ro", "en"])
 export type DisplayLocale = typeof DisplayLocale.Type
 
-/** The scopes a device token may carry (DESIGN: Credentials). */
+/** The scopes a device token may carry (docs/decisions.md, "Design: credentials"). */
 export const DeviceScope = Schema.Literals(["display:read", "display:assistant"])
 export type DeviceScope = typeof DeviceScope.Type
 

@@ -12,7 +12,7 @@ import type { Tenant } from "./tenant.ts"
  * encodes through it, so a column is never listed by hand in a SELECT decoder,
  * an INSERT and an UPDATE.
  *
- * `tenantTable` adds the tenant rule (DESIGN: every repository call takes the
+ * `tenantTable` adds the tenant rule (docs/decisions.md, "Design: core shape": every repository call takes the
  * tenant): each of its statements is scoped to one organization environment,
  * and it offers no way to read or write a row without one.
  */

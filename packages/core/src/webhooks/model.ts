@@ -3,7 +3,7 @@ import { subscribableEventTypes } from "../events/catalog.ts"
 import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 
-/** Where a delivery stands (DESIGN: Events and webhooks). `failed` will be retried; `dead` will not. */
+/** Where a delivery stands (docs/decisions.md, "Design: events and webhooks"). `failed` will be retried; `dead` will not. */
 export const DeliveryStatus = Schema.Literals(["pending", "sending", "succeeded", "failed", "dead"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
