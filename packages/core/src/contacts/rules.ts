@@ -25,6 +25,3 @@ const compactVatNumber = (text: string): string => text.replace(/\s+/g, "").toUp
  * compact and upper case.
  */
 export const searchedVatNumber = (text: string): string => normalizeVatNumber("RO", text) ?? compactVatNumber(text)
-
-/** A contact we sell to. */
-export const isCustomer = (kind: "customer" | "supplier" | "both"): boolean => kind !== "supplier"

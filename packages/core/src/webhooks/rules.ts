@@ -117,9 +117,6 @@ export const deliveryLifecycle = transitionTable(DeliveryStatus.literals, {
   redeliver: { from: ["failed", "dead", "succeeded"], to: "pending" }
 })
 
-/** Every move a delivery can make. */
-export const deliveryTransitions = deliveryLifecycle.moves
-
 export const canMove = deliveryLifecycle.can
 
 export type RedeliverDecision =

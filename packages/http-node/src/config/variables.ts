@@ -1,4 +1,5 @@
 import { Config, ConfigProvider, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
+import { AnafRegistry } from "@opsplatform/core"
 
 /**
  * Every environment variable the project reads, declared once: its name, the
@@ -304,7 +305,7 @@ export const OPSPLATFORM_METERING_GROUPS_IN_FLIGHT = withDefault("OPSPLATFORM_ME
 
 export const OPSPLATFORM_ANAF_URL = withDefault("OPSPLATFORM_ANAF_URL", HttpUrl, {
   description: "The base address of the tax authority's (ANAF) web services",
-  default: "https://webservicesp.anaf.ro"
+  default: AnafRegistry.DEFAULT_ANAF_URL
 })
 export const OPSPLATFORM_ANAF_TIMEOUT_MS = withDefault("OPSPLATFORM_ANAF_TIMEOUT_MS", integer(1, 600_000, "must be an integer from 1 to 600000"), {
   description: "Milliseconds one call to ANAF may take",
