@@ -1,8 +1,6 @@
 import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted } from "effect"
-import { ForwardingSettings, MailSettings, WebhookSettings } from "@opsplatform/core"
+import { ForwardingSettings, MailSettings, type Tenant, WebhookSettings } from "@opsplatform/core"
 import * as path from "node:path"
-import type { DatabaseChoice } from "../server/database.ts"
-import type { StripeSettings } from "../server/stripe.ts"
 import * as V from "./variables.ts"
 
 /**
@@ -15,6 +13,31 @@ import * as V from "./variables.ts"
  * a test (`layerTest`). A malformed value stops the process at start with a
  * message naming the variable (and never a secret's value).
  */
+
+/** Which database a process uses (`DATABASE_URL`, else the embedded one in `OPSPLATFORM_DATA_DIR`). */
+export type DatabaseChoice =
+  | {
+    readonly _tag: "Postgres"
+    readonly url: string
+    readonly maxConnections?: number | undefined
+    /** Authentication's credential cache (on unless false): see `credentialCache`. */
+    readonly credentialCache?: boolean | undefined
+  }
+  | { readonly _tag: "Embedded"; readonly dataDir: string }
+  | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
+  | { readonly _tag: "EmbeddedMemory" }
+
+/** Where Stripe is and which keys to use (docs/decisions.md, "Usage metering"). */
+export interface StripeSettings {
+  /** `https://api.stripe.com` in production; a fake on loopback in tests. */
+  readonly apiBase: URL
+  /** The secret key of each environment that has one: sandbox a test-mode key, live a live-mode key. */
+  readonly keys: Partial<Record<Tenant.Environment, Redacted.Redacted<string>>>
+  /** One call's whole exchange. */
+  readonly timeoutMs: number
+  /** Named in the SDK's user agent (`appInfo`). */
+  readonly appName: string
+}
 
 /** A variable's value cannot be used; the message says which and why. */
 export class ConfigurationError extends Error {}

@@ -5,6 +5,7 @@ import { Effect, Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { Migrations } from "@opsplatform/core"
+import type { DatabaseChoice } from "../config/Configuration.ts"
 import { DEFAULT_POOL_SIZE } from "../config/variables.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -27,17 +28,7 @@ const EMBEDDED_CONNECTIONS = 1
  */
 const EMBEDDED_POOL = 1
 
-export type DatabaseChoice =
-  | {
-    readonly _tag: "Postgres"
-    readonly url: string
-    readonly maxConnections?: number | undefined
-    /** Authentication's credential cache (on unless false): see `credentialCache`. */
-    readonly credentialCache?: boolean | undefined
-  }
-  | { readonly _tag: "Embedded"; readonly dataDir: string }
-  | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
-  | { readonly _tag: "EmbeddedMemory" }
+export type { DatabaseChoice } from "../config/Configuration.ts"
 
 
 /**
