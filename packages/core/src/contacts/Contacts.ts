@@ -8,7 +8,7 @@ import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { ContactRepo } from "./ContactRepo.ts"
 import { type Contact, type ContactCreate, type ContactFilter, ContactId, type ContactUpdate } from "./model.ts"
-import { normalizeVatNumber, vatNumberIssue } from "./rules.ts"
+import { normalizeVatNumber, searchedVatNumber, vatNumberIssue } from "./rules.ts"
 
 /** The VAT number as stored, checked against the contact's country. */
 const checkedVatNumber = (contact: Contact): Effect.Effect<Contact, ValidationFailed> => {
@@ -57,7 +57,13 @@ export class Contacts extends Context.Service<Contacts, {
           return contact
         }),
         get,
-        list: (tenant, filter, page) => repo.list(tenant, filter, page),
+        list: (tenant, filter, page) =>
+          // A VAT filter finds the contact however its number was written ("RO 1859" or "1859").
+          repo.list(
+            tenant,
+            filter.vat_number === undefined ? filter : { ...filter, vat_number: searchedVatNumber(filter.vat_number) },
+            page
+          ),
         update: Effect.fn("Contacts.update")(function*(tenant, id, patch) {
           const current = yield* get(tenant, id)
           const next = yield* checkedVatNumber({

@@ -1,7 +1,6 @@
-import { Schema, SchemaTransformation, Struct } from "effect"
+import { Schema, Struct } from "effect"
 import { Filters } from "../shared/filters.ts"
 import { IsoDate, IsoDateTime, isMaxChars, NonBlankString, Uuid } from "../shared/schemas.ts"
-import { searchedVatNumber } from "./rules.ts"
 
 export const ContactId = Uuid.pipe(Schema.brand("ContactId"))
 export type ContactId = typeof ContactId.Type
@@ -78,10 +77,7 @@ export const ContactFilter = Schema.Struct({
   kind: Schema.optionalKey(ContactKind),
   vat_number: Schema.optionalKey(Schema.String.check(isMaxChars(40)).annotate({
     description: "A VAT number, written any way (\"RO 14399840\" finds 14399840)"
-  }).pipe(Schema.decodeTo(
-    Schema.String,
-    SchemaTransformation.transform({ decode: searchedVatNumber, encode: (stored) => stored })
-  ))),
+  })),
   q: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(200)).annotate({
     description: "Part of the name, any case"
   }).pipe(Filters.contains("name")))
