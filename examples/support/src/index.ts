@@ -46,7 +46,7 @@ export const startServer = async (
   const scope = Effect.runSync(Scope.make())
   const layer = serverLayer({ port: 0, host: "127.0.0.1", database: options.database ?? database(), background: options.background ?? true }).pipe(
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } })))
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> })))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope)).catch(async (cause) => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
