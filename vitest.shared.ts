@@ -1,6 +1,20 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const harnessFile = (name: string) => fileURLToPath(new URL(`./packages/testing/src/harness/${name}.ts`, import.meta.url))
+
+/**
+ * The run's shared fixtures (`@opsplatform/testing/harness`): `databases` and
+ * `browser` are global setups (started once per run however many projects
+ * list them), `fileDatabase` a setup file giving each test file a PostgreSQL
+ * database of its own.
+ */
+export const harness = {
+  databases: harnessFile("databases"),
+  browser: harnessFile("browser"),
+  fileDatabase: harnessFile("fileDatabase")
+}
+
 /**
  * Tests run against the TypeScript sources of the workspace packages (the
  * `source` export condition), so no build is needed between an edit and a test.

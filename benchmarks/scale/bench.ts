@@ -116,7 +116,7 @@ for (const [round, servers] of rounds.entries()) {
       url: `http://127.0.0.1:${receiverPort}/hook`,
       event_types: ["fleet_vehicle.created"]
     })
-    verify = new Webhook(hook.secret)
+    verify = new Webhook(hook.secret!)
     await api(ports[0]!, "PUT", "/v1/fleet-cost-profile", {
       currency: "RON", fuel_consumption_l_per_100km: 9.5, fuel_price_per_litre_minor: 745, driver_cost_per_hour_minor: 4500
     })

@@ -4,10 +4,8 @@
  * async paths against the `standardwebhooks` and `svix` libraries and a raw
  * `node:crypto` loop doing the same work, all in one process.
  *
- * On a shared machine the load changes faster than a benchmark runs, so the
- * contenders take turns in short slices (about BENCH_SLICE_MS each, in a
- * rotating order) and every ratio is taken between slices of the same turn.
- * A round is BENCH_TURNS turns; the table gives the median of BENCH_ROUNDS
+ * The contenders take turns (`turns.ts`): slices of about BENCH_SLICE_MS,
+ * rounds of BENCH_TURNS turns; the table gives the median of BENCH_ROUNDS
  * rounds, and the range of the rounds for each ratio.
  *
  *   npm ci && npx tsx benchmarks/webhooks-verify/bench.ts   (npm ci builds the package)
@@ -17,6 +15,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import * as Verify from "@opsplatform/webhooks-verify"
 import * as Portable from "../../packages/webhooks-verify/dist/esm/index.js"
+import { type Contender, printTables, refuses, runTurns } from "./turns.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
 const turnsPerRound = Number(process.env.BENCH_TURNS ?? 150)
@@ -80,9 +79,7 @@ const webhook = new Verify.Webhook(secret)
 const standard = new StandardWebhook(secret)
 const svix = new SvixWebhook(secret)
 
-type Contender = readonly [name: string, run: (headers: Record<string, string>) => unknown]
-
-const contenders: ReadonlyArray<Contender> = [
+const contenders: ReadonlyArray<Contender<Record<string, string>>> = [
   ["raw node:crypto loop", (h) => rawLoop(body, h)],
   ["raw node:crypto loop + JSON.parse", (h) => rawLoop(body, h) && JSON.parse(body.toString())],
   ["verifySignature (sync)", (h) => verifier.verifySignature(body, h)],
@@ -105,80 +102,14 @@ const contenders: ReadonlyArray<Contender> = [
     if (result === false || (!name.startsWith("svix") && (result === undefined || result === null))) {
       throw new Error(`${name} refused a valid delivery`)
     }
-    let refused = false
-    try {
-      refused = (await run(stranger)) === false
-    } catch {
-      refused = true
-    }
-    if (!refused) throw new Error(`${name} accepts a signature made with another secret`)
+    if (!(await refuses(() => run(stranger)))) throw new Error(`${name} accepts a signature made with another secret`)
   }
-}
-
-let sink: unknown
-
-/** Calls per slice of each contender, set after the warm-up so every slice lasts about sliceMs. */
-const callsOf = new Map<string, number>()
-
-/** Nanoseconds per call over one slice. */
-const slice = async (name: string, run: (headers: Record<string, string>) => unknown, h: Record<string, string>) => {
-  const calls = callsOf.get(name) ?? 100
-  const started = process.hrtime.bigint()
-  if (name.includes("Async")) {
-    for (let i = 0; i < calls; i++) sink = await run(h)
-  } else {
-    for (let i = 0; i < calls; i++) sink = run(h)
-  }
-  return Number(process.hrtime.bigint() - started) / calls
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 const names = contenders.map(([name]) => name)
-/** Per round: each contender's median ns per call, and the times of every turn. */
-const roundsOf: Array<{ ns: Map<string, number>; turns: Array<Map<string, number>> }> = []
-
-{
-  const h = headersNow()
-  for (const [name, run] of contenders) {
-    const warm: Array<number> = []
-    for (let i = 0; i < 30; i++) warm.push(await slice(name, run, h))
-    callsOf.set(name, Math.max(10, Math.round((sliceMs * 1e6) / median(warm.slice(10)))))
-  }
-}
-for (let round = 0; round < rounds; round++) {
-  const h = headersNow()
-  const turns: Array<Map<string, number>> = []
-  for (let turn = 0; turn < turnsPerRound; turn++) {
-    const times = new Map<string, number>()
-    for (let k = 0; k < contenders.length; k++) {
-      const [name, run] = contenders[(k + turn) % contenders.length]!
-      times.set(name, await slice(name, run, h))
-    }
-    turns.push(times)
-  }
-  roundsOf.push({ ns: new Map(names.map((n) => [n, median(turns.map((t) => t.get(n)!))])), turns })
-}
-if (sink === undefined) throw new Error("no result")
-
-/** How many times faster `a` is than `b`: per round the median over turns, then the median of rounds and their range. */
-const speedup = (a: string, b: string) => {
-  const perRound = roundsOf.map(({ turns }) => median(turns.map((t) => t.get(b)! / t.get(a)!)))
-  return { median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound) }
-}
-
-const format = (n: number) => Math.round(n).toLocaleString("en-US")
+const results = await runTurns(contenders, { rounds, turns: turnsPerRound, sliceMs, headers: headersNow, warmSlices: 30, warmCalls: 100, minCalls: 10 })
 console.log(`Node ${process.version}, ${rounds} rounds × ${turnsPerRound} turns × ${sliceMs} ms slices, ${body.length}-byte body, two v1 entries\n`)
-console.log("| verifier | ops/s (median of rounds) |")
-console.log("|---|---:|")
-for (const name of names) console.log(`| ${name} | ${format(median(roundsOf.map((r) => 1e9 / r.ns.get(name)!)))} |`)
-console.log("\n| ratio | median | range of rounds | target |")
-console.log("|---|---:|---:|---:|")
-const ratios: Array<[string, string, string, string]> = [
+printTables(results, names, [
   ["verify (sync, parses) / standardwebhooks (parses)", "verify (sync, parses)", "standardwebhooks Webhook.verify (parses)", "≥ 3.5"],
   ["verifySignature (sync) / standardwebhooks (jsonParse: false)", "verifySignature (sync)", "standardwebhooks Webhook.verify (jsonParse: false)", "≥ 3.5"],
   ["Webhook.verify (drop-in) / standardwebhooks (parses)", "Webhook.verify (drop-in, parses)", "standardwebhooks Webhook.verify (parses)", ""],
@@ -187,8 +118,4 @@ const ratios: Array<[string, string, string, string]> = [
   ["verifySignature (sync) / svix", "verifySignature (sync)", "svix Webhook.verify", ""],
   ["verifyAsync (Node entry) / standardwebhooks (parses)", "verifyAsync (Node entry)", "standardwebhooks Webhook.verify (parses)", ""],
   ["verifyAsync (Web Crypto entry) / standardwebhooks (parses)", "verifyAsync (Web Crypto entry)", "standardwebhooks Webhook.verify (parses)", ""]
-]
-for (const [label, a, b, target] of ratios) {
-  const r = speedup(a, b)
-  console.log(`| ${label} | ${r.median.toFixed(2)} | ${r.min.toFixed(2)}–${r.max.toFixed(2)} | ${target} |`)
-}
+])

@@ -12,6 +12,13 @@
  * BENCH_EVENTS (default 5000) events per throughput run; BENCH_LATENCY_EVENTS
  * (default 1000) published one per transaction every BENCH_LATENCY_GAP_MS
  * (default 5) for the latency run.
+ *
+ * BENCH_MODE=schemes compares the signing schemes instead: one worker sends
+ * to a `v1` (HMAC) and a `v1a` (Ed25519) subscription of the same receiver in
+ * alternating rounds (v1, v1a, then v1a, v1, …) of BENCH_SCHEME_EVENTS
+ * (default 2000) events, BENCH_SCHEME_ROUNDS (default 8) rounds each; the
+ * ratio is v1a's deliveries per second over v1's, per pair of rounds, and
+ * the median of the pairs.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process"
 import * as path from "node:path"
@@ -21,6 +28,7 @@ import { SqlClient } from "effect/sql"
 import { Events, Ids, Outbox, Transactor, Webhooks } from "@opsplatform/core"
 import { makeFixture } from "@opsplatform/testing"
 import { coreLive } from "../../packages/http-node/src/server/app.ts"
+import { median } from "../support/rounds.ts"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const bin = path.resolve(here, "../../packages/http-node/bin/opsplatform.js")
@@ -48,7 +56,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect
 const receiver = fork(path.join(here, "receiver.mjs"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
 const receiverPort = await new Promise<number>((resolve) => receiver.once("message", (m: any) => resolve(m.port)))
 const arrivals = (expect: number) =>
-  new Promise<{ total: number; first: Record<string, number> }>((resolve) => {
+  new Promise<{ total: number; first: Record<string, number>; schemes: Record<string, number> }>((resolve) => {
     receiver.once("message", (m: any) => resolve(m))
     receiver.send({ expect })
   })
@@ -57,15 +65,20 @@ const fixture = await run(makeFixture("Webhook benchmark"))
 const subscription = await run(Effect.flatMap(Webhooks.Webhooks, (w) =>
   w.create(fixture.sandbox, { url: `http://127.0.0.1:${receiverPort}/hooks`, event_types: ["fleet_vehicle.created"] })))
 
+type EventType = "fleet_vehicle.created" | "fleet_vehicle.deleted"
+
 /** Publishes `n` events in one transaction (or one per transaction, `gapMs` apart); returns commit times by event id. */
-const publish = (n: number, options: { readonly perTransaction?: boolean; readonly gapMs?: number } = {}) =>
+const publish = (
+  n: number,
+  options: { readonly perTransaction?: boolean; readonly gapMs?: number; readonly type?: EventType } = {}
+) =>
   run(Effect.gen(function*() {
     const outbox = yield* Outbox.Outbox
     const tx = yield* Transactor.Transactor
     const ids = yield* Ids.Ids
     const one = Effect.gen(function*() {
       const eventId = Events.freshEventId(yield* ids.uuid)
-      yield* outbox.publish(fixture.sandbox, Events.event("fleet_vehicle.created", eventId, { id: eventId, plate: "B-101-OPS" }))
+      yield* outbox.publish(fixture.sandbox, Events.event(options.type ?? "fleet_vehicle.created", eventId, { id: eventId, plate: "B-101-OPS" }))
       return eventId
     })
     const committed: Record<string, number> = {}
@@ -115,35 +128,44 @@ const stopWorkers = (workers: ReadonlyArray<ChildProcess>) =>
     w.kill("SIGTERM")
   })))
 
+/** Deliveries recorded as succeeded, to the benchmark's subscriptions. */
 const succeededCount = () =>
   run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`SELECT count(*)::int AS n FROM webhook_deliveries
-      WHERE subscription_id = ${subscription.id} AND status = 'succeeded'`
+    const rows = yield* sql`SELECT count(*)::int AS n FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE s.organization_id = ${fixture.organizationId} AND d.status = 'succeeded'`
     return (rows[0] as any).n as number
   }))
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
 let delivered = 0
-const throughput = async (workerCount: number) => {
-  const workers = await Promise.all(Array.from({ length: workerCount }, startWorker))
-  const arrived = arrivals(events)
-  const committed = await publish(events)
+
+/** `n` events published in one transaction to the running workers: from its commit to the last first arrival, and to the last record. */
+const timedRun = async (n: number, type: EventType = "fleet_vehicle.created") => {
+  const arrived = arrivals(n)
+  const committed = await publish(n, { type })
   const t0 = Math.min(...Object.values(committed))
   const got = await arrived
   const last = Math.max(...Object.values(got.first))
-  delivered += events
+  delivered += n
   while ((await succeededCount()) < delivered) await new Promise((r) => setTimeout(r, 20))
   const recorded = Date.now()
-  await stopWorkers(workers)
   return {
-    workers: workerCount,
-    events,
-    deliveriesPerSecond: Math.round(events / ((last - t0) / 1000)),
-    recordedPerSecond: Math.round(events / ((recorded - t0) / 1000)),
-    duplicates: got.total - events
+    deliveriesPerSecond: Math.round(n / ((last - t0) / 1000)),
+    recordedPerSecond: Math.round(n / ((recorded - t0) / 1000)),
+    duplicates: got.total - n,
+    /** How many deliveries carried each list of entry versions, e.g. { "v1a": 2000 }. */
+    schemes: got.schemes
   }
+}
+
+const throughput = async (workerCount: number) => {
+  const workers = await Promise.all(Array.from({ length: workerCount }, startWorker))
+  const result = await timedRun(events)
+  await stopWorkers(workers)
+  return { workers: workerCount, events, deliveriesPerSecond: result.deliveriesPerSecond, recordedPerSecond: result.recordedPerSecond, duplicates: result.duplicates }
 }
 
 const latency = async () => {
@@ -173,20 +195,59 @@ const baseline = () =>
     child.on("close", () => resolve(JSON.parse(out)))
   })
 
-const counts = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number)
-await throughput(1) // warm-up: connections, prepared statements, JIT
-const runs = []
-for (const n of counts) runs.push(await throughput(n))
-const lat = await latency()
-const base = await baseline()
-
-console.log(JSON.stringify({ baseline: base, runs, latency: lat }, null, 2))
-console.log("\n| workers | deliveries/s | recorded/s | ratio to baseline |\n|---|---|---|---|")
-for (const r of runs) {
-  console.log(`| ${r.workers} | ${r.deliveriesPerSecond} | ${r.recordedPerSecond} | ${(r.deliveriesPerSecond / base.deliveriesPerSecond).toFixed(2)} |`)
+/** v1 against v1a, one worker, alternating rounds: see BENCH_MODE=schemes above. */
+const schemes = async () => {
+  const perRound = Number(process.env.BENCH_SCHEME_EVENTS ?? 2000)
+  const rounds = Number(process.env.BENCH_SCHEME_ROUNDS ?? 8)
+  await run(Effect.flatMap(Webhooks.Webhooks, (w) =>
+    w.create(fixture.sandbox, {
+      url: `http://127.0.0.1:${receiverPort}/hooks`,
+      event_types: ["fleet_vehicle.deleted"],
+      signing_scheme: "v1a"
+    })))
+  const typeOf = { v1: "fleet_vehicle.created", v1a: "fleet_vehicle.deleted" } as const
+  const workers = [await startWorker()]
+  // Warm-up: connections, prepared statements, JIT, both schemes' keys opened.
+  await timedRun(perRound, typeOf.v1)
+  await timedRun(perRound, typeOf.v1a)
+  const rates = { v1: [] as Array<number>, v1a: [] as Array<number> }
+  for (let i = 0; i < rounds; i++) {
+    for (const scheme of i % 2 === 0 ? ["v1", "v1a"] as const : ["v1a", "v1"] as const) {
+      const r = await timedRun(perRound, typeOf[scheme])
+      if (r.duplicates !== 0) throw new Error(`${r.duplicates} duplicate deliveries in a ${scheme} round`)
+      if (JSON.stringify(r.schemes) !== JSON.stringify({ [scheme]: perRound })) {
+        throw new Error(`a ${scheme} round's deliveries were signed ${JSON.stringify(r.schemes)}`)
+      }
+      rates[scheme].push(r.deliveriesPerSecond)
+    }
+  }
+  await stopWorkers(workers)
+  const ratios = rates.v1a.map((v, i) => v / rates.v1[i]!)
+  console.log(JSON.stringify({ perRound, rounds, rates, ratios: ratios.map((r) => Number(r.toFixed(3))) }))
+  console.log("\n| scheme | deliveries/s (median of rounds) | rounds |\n|---|---|---|")
+  console.log(`| v1 (HMAC-SHA256) | ${median(rates.v1)} | ${rates.v1.join(", ")} |`)
+  console.log(`| v1a (Ed25519) | ${median(rates.v1a)} | ${rates.v1a.join(", ")} |`)
+  console.log(`\nv1a / v1: median ${median(ratios).toFixed(2)} (pairs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), target ≥ 0.8`)
 }
-console.log(`| baseline (plain node:http client, no database) | ${base.deliveriesPerSecond} | | 1.00 |`)
-console.log(`\nevent → first attempt (1 worker, ${lat.events} events, one per transaction): p50 ${lat.p50Ms} ms, p99 ${lat.p99Ms} ms`)
+
+if (process.env.BENCH_MODE === "schemes") {
+  await schemes()
+} else {
+  const counts = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number)
+  await throughput(1) // warm-up: connections, prepared statements, JIT
+  const runs = []
+  for (const n of counts) runs.push(await throughput(n))
+  const lat = await latency()
+  const base = await baseline()
+
+  console.log(JSON.stringify({ baseline: base, runs, latency: lat }, null, 2))
+  console.log("\n| workers | deliveries/s | recorded/s | ratio to baseline |\n|---|---|---|---|")
+  for (const r of runs) {
+    console.log(`| ${r.workers} | ${r.deliveriesPerSecond} | ${r.recordedPerSecond} | ${(r.deliveriesPerSecond / base.deliveriesPerSecond).toFixed(2)} |`)
+  }
+  console.log(`| baseline (plain node:http client, no database) | ${base.deliveriesPerSecond} | | 1.00 |`)
+  console.log(`\nevent → first attempt (1 worker, ${lat.events} events, one per transaction): p50 ${lat.p50Ms} ms, p99 ${lat.p99Ms} ms`)
+}
 
 receiver.send("stop")
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -1,4 +1,4 @@
 import { defineConfig, mergeConfig } from "vitest/config"
-import shared from "../../vitest.shared.ts"
+import shared, { harness } from "../../vitest.shared.ts"
 
-export default mergeConfig(shared, defineConfig({ test: { include: ["test/**/*.test.ts"] } }))
+export default mergeConfig(shared, defineConfig({ test: { include: ["test/**/*.test.ts"], globalSetup: [harness.browser] } }))

@@ -13,7 +13,7 @@ import { useCore } from "./program.ts"
 
 export const coreOnPostgres = (options: { readonly url: string; readonly operatorKey: Uint8Array; readonly maxConnections?: number }) => {
   const sql = PgClient.layer({ url: Redacted.make(options.url), maxConnections: options.maxConnections ?? 10 })
-  const crypto = Layer.mergeAll(NodeCrypto.layerDigest, NodeCrypto.layerKdf, NodeCrypto.layerSecureRandom, NodeCrypto.layerAead, NodeCrypto.layerMac)
+  const crypto = Layer.mergeAll(NodeCrypto.layerDigest, NodeCrypto.layerKdf, NodeCrypto.layerSecureRandom, NodeCrypto.layerAead, NodeCrypto.layerMac, NodeCrypto.layerSignature)
   return CoreLayers.Services.pipe(
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(SecretBox.SecretBox.layer(options.operatorKey)),

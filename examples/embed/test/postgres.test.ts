@@ -12,7 +12,7 @@ const expected = { organization: "Acme Logistics", depot: "Main depot", expenses
 /** Core embedded on SQL: over PGlite's PostgreSQL wire protocol always, and on the PostgreSQL of DATABASE_URL when set. */
 describe("examples/embed on PostgreSQL", () => {
   it("runs on a PostgreSQL server speaking the wire protocol (PGlite)", async () => {
-    const db = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(inject("opsplatformTemplate"))]) })
+    const db = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(inject("pgliteTemplate"))]) })
     const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
     await server.start()
     const { port } = (server as unknown as { server: { address(): { port: number } } }).server.address()
@@ -28,9 +28,7 @@ describe("examples/embed on PostgreSQL", () => {
     }
   })
 
-  if (process.env.DATABASE_URL) {
-    it("runs on the PostgreSQL of DATABASE_URL", async () => {
-      expect(await Effect.runPromise(programOn({ url: process.env.DATABASE_URL!, operatorKey, maxConnections: 2 }))).toEqual(expected)
-    })
-  }
+  it.runIf(process.env.DATABASE_URL !== undefined)("runs on the PostgreSQL of DATABASE_URL", async () => {
+    expect(await Effect.runPromise(programOn({ url: process.env.DATABASE_URL!, operatorKey, maxConnections: 2 }))).toEqual(expected)
+  })
 })

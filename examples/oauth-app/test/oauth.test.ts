@@ -1,7 +1,7 @@
 import { createClient } from "@opsplatform/client"
 import { type Fixture, freePort, type Process, type RunningServer, start, startServer } from "@opsplatform/example-support"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
-import { type Browser, chromium } from "playwright-core"
+import { connectBrowser } from "@opsplatform/testing/browser"
+import type { Browser } from "playwright-core"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, expect, it } from "vitest"
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
     env: { OPSPLATFORM_URL: server.url, CLIENT_ID: registered.client_id, CLIENT_SECRET: registered.client_secret!, PORT: String(port) }
   })
   await app.waitFor(/^app on /)
-  browser = await chromium.launch(chromiumLaunchOptions())
+  browser = await connectBrowser()
 })
 afterAll(async () => {
   await browser?.close()

@@ -2,7 +2,7 @@
  * What the examples' tests (and the client's) share: the real server in
  * process on a free loopback port, the opsplatform CLI as a child process,
  * and the database both use — PostgreSQL when DATABASE_URL is set, otherwise
- * an embedded database loaded from the migrated template `globalSetup` made.
+ * an embedded database loaded from the migrated template the run's global setup made (`@opsplatform/testing/harness/databases`).
  */
 import { PGlite } from "@electric-sql/pglite"
 import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
@@ -15,7 +15,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { inject } from "vitest"
-import type {} from "./globalSetup.ts"
+import type {} from "@opsplatform/testing/harness/databases"
 
 export type { Fixture } from "@opsplatform/testing"
 
@@ -23,7 +23,7 @@ export type { Fixture } from "@opsplatform/testing"
 export const database = (): DatabaseChoice =>
   process.env.DATABASE_URL
     ? { _tag: "Postgres", url: process.env.DATABASE_URL, maxConnections: 4 }
-    : { _tag: "EmbeddedFromDump", dump: new Blob([fs.readFileSync(inject("opsplatformTemplate"))]) }
+    : { _tag: "EmbeddedFromDump", dump: new Blob([fs.readFileSync(inject("pgliteTemplate"))]) }
 
 export interface RunningServer {
   /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234. */
@@ -68,7 +68,7 @@ export const bin = path.join(path.dirname(createRequire(import.meta.url).resolve
 /** A new embedded data directory holding the migrated template, for the CLI (`OPSPLATFORM_DATA_DIR`). */
 export const embeddedDataDir = async (): Promise<string> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-example-"))
-  const db = await PGlite.create(path.join(dir, "pglite"), { loadDataDir: new Blob([fs.readFileSync(inject("opsplatformTemplate"))]) })
+  const db = await PGlite.create(path.join(dir, "pglite"), { loadDataDir: new Blob([fs.readFileSync(inject("pgliteTemplate"))]) })
   await db.close()
   return dir
 }

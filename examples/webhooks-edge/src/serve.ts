@@ -3,6 +3,7 @@
  * requests into Web `Request`s and back), at `/webhooks/opsplatform`:
  *
  *     HANDLER=worker|next|hono OPSPLATFORM_WEBHOOK_SECRET=whsec_… PORT=3000 npm start
+ *     HANDLER=public-key-worker OPSPLATFORM_WEBHOOK_PUBLIC_KEYS="whpk_…" PORT=3000 npm start
  */
 import { serve } from "@hono/node-server"
 import { queue } from "./queue.ts"
@@ -18,6 +19,11 @@ const handlers: Record<string, () => Promise<(request: Request) => Response | Pr
   worker: async () => {
     const worker = (await import("./worker.ts")).default
     const env = { OPSPLATFORM_WEBHOOK_SECRET: process.env.OPSPLATFORM_WEBHOOK_SECRET!, QUEUE: { send: queue.push } }
+    return atPath((request) => worker.fetch(request, env))
+  },
+  "public-key-worker": async () => {
+    const worker = (await import("./publicKeyWorker.ts")).default
+    const env = { OPSPLATFORM_WEBHOOK_PUBLIC_KEYS: process.env.OPSPLATFORM_WEBHOOK_PUBLIC_KEYS!, QUEUE: { send: queue.push } }
     return atPath((request) => worker.fetch(request, env))
   },
   next: async () => atPath((await import("./app/webhooks/opsplatform/route.ts")).POST),

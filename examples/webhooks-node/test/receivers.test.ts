@@ -51,6 +51,33 @@ describe.each(["src/express.ts", "src/fastify.ts", "src/standardwebhooks.ts", "s
   })
 })
 
+it("src/public-key.ts: holding only whpk_ keys, verifies deliveries through a change of scheme from v1 to v1a", async () => {
+  const { port, subscription } = await subscribe(["invoice.paid"])
+  const path = { params: { path: { id: subscription.id } } }
+  const toV1a = await ops.post("/v1/webhooks/{id}/rotate-secret", { ...path, body: { signing_scheme: "v1a" } })
+  const keys = async () => (await ops.get("/v1/webhooks/{id}/public-keys", path)).map((k) => k.public_key).join(" ")
+  expect(await keys()).toBe(toV1a.public_key)
+  const run = async () => {
+    const proc = start(process.execPath, ["src/public-key.ts"], { cwd: exampleDir, env: { PORT: String(port), OPSPLATFORM_WEBHOOK_PUBLIC_KEYS: await keys() } })
+    running.push(proc)
+    await proc.waitFor(/receiving on/)
+    return proc
+  }
+  let proc = await run()
+  // During the overlap each delivery carries a v1 and a v1a entry; this receiver checks the v1a one.
+  const during = await ops.post("/v1/webhooks/{id}/test", path)
+  expect(await proc.waitFor(/^verified webhook\.test/, 30_000)).toBe(`verified webhook.test ${during.event_id}`)
+  // The overlap cut short by a further rotation: the receiver refreshes its keys and verifies v1a alone.
+  await ops.post("/v1/webhooks/{id}/rotate-secret", { ...path, body: { grace_period_seconds: 0 } })
+  await proc.stop()
+  proc = await run()
+  const after = await ops.post("/v1/webhooks/{id}/test", path)
+  expect(await proc.waitFor(new RegExp(`^verified webhook\\.test ${after.event_id}`), 30_000)).toBeDefined()
+  await expect.poll(async () => (await ops.get("/v1/webhooks/{id}/deliveries", path)).map((d) => [d.status, d.last_status_code]), {
+    timeout: 10_000
+  }).toEqual([["succeeded", 204], ["succeeded", 204]])
+})
+
 it("src/express.ts: a paid invoice arrives typed by its event type", async () => {
   const { port, subscription } = await subscribe(["invoice.paid"])
   const proc = await receiver("src/express.ts", subscription.secret!, port)

@@ -1499,6 +1499,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/public-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The public keys `v1a` deliveries are signed with now, newest first: the current key and, after a rotation, the previous ones until they expire. Empty for a `v1` subscription. Fetch it again after a rotation.
+         *
+         *     Requires the scope `webhooks:read`.
+         */
+        get: operations["webhooks.publicKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -3300,6 +3321,15 @@ export interface components {
             description: string;
             type: string;
         };
+        WebhookPublicKey: {
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description `whpk_` + base64 of the 32-byte Ed25519 public key */
+            public_key: string;
+        };
         WebhookRedeliver: {
             /** @description Required to send an already succeeded delivery again */
             force?: boolean;
@@ -3307,6 +3337,11 @@ export interface components {
         WebhookSecretRotate: {
             /** @description How long the previous secret stays valid, in seconds (default 86400; 0 ends it now) */
             grace_period_seconds?: number;
+            /**
+             * @description The scheme of the new key; default the current one. Changing it is a rotation: until the grace period ends, every delivery carries an entry of each scheme
+             * @enum {string}
+             */
+            signing_scheme?: "v1" | "v1a";
         };
         WebhookSubscription: {
             /** Format: date-time */
@@ -3318,6 +3353,13 @@ export interface components {
             /** Format: uuid */
             id: string;
             previous_secret_expires_at: string | null;
+            /** @description With `v1a`, the current public key (`whpk_` + base64 of the 32-byte Ed25519 key); `null` with `v1`. GET /v1/webhooks/{id}/public-keys lists every key deliveries are signed with */
+            public_key: string | null;
+            /**
+             * @description `v1`: HMAC-SHA256 with a shared `whsec_` secret. `v1a`: Ed25519; receivers verify with the public `whpk_` key
+             * @enum {string}
+             */
+            signing_scheme: "v1" | "v1a";
             /** Format: date-time */
             updated_at: string;
             url: string;
@@ -3325,6 +3367,11 @@ export interface components {
         WebhookSubscriptionCreate: {
             description?: string | null;
             event_types: ("invoice.paid" | "invoice.partially_paid" | "invoice.payment_reversed" | "invoice.credited" | "contact.fiscal_status_changed" | "delivery_route.dispatched" | "fleet_vehicle.created" | "fleet_vehicle.updated" | "fleet_vehicle.deleted" | "court_case.hearing_added" | "email.received")[];
+            /**
+             * @description How deliveries are signed; default `v1`
+             * @enum {string}
+             */
+            signing_scheme?: "v1" | "v1a";
             /** @description The receiver's address: https (plain http is accepted in the sandbox only) */
             url: string;
         };
@@ -3345,8 +3392,15 @@ export interface components {
             /** Format: uuid */
             id: string;
             previous_secret_expires_at: string | null;
-            /** @description The signing secret, `whsec_` + base64. Shown only in this response. */
-            secret: string;
+            /** @description With `v1a`, the current public key (`whpk_` + base64 of the 32-byte Ed25519 key); `null` with `v1`. GET /v1/webhooks/{id}/public-keys lists every key deliveries are signed with */
+            public_key: string | null;
+            /** @description With `v1`, the signing secret, `whsec_` + base64, shown only in this response; `null` with `v1a` (verify with `public_key`) */
+            secret: string | null;
+            /**
+             * @description `v1`: HMAC-SHA256 with a shared `whsec_` secret. `v1a`: Ed25519; receivers verify with the public `whpk_` key
+             * @enum {string}
+             */
+            signing_scheme: "v1" | "v1a";
             /** Format: date-time */
             updated_at: string;
             url: string;
@@ -13504,6 +13558,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "webhooks.publicKeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookPublicKey"][];
+                        error: null;
+                    };
+                };
             };
             /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
             400: {

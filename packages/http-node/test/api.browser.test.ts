@@ -1,9 +1,9 @@
 import { build, type Metafile } from "esbuild"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Fixture } from "@opsplatform/testing"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
+import { connectBrowser } from "@opsplatform/testing/browser"
 import { assertBuilt } from "./support/cli.ts"
 import { testDatabases } from "./support/databases.ts"
 import { seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -45,6 +45,7 @@ describe("@opsplatform/http-node/api in a browser", () => {
     assertBuilt()
     const result = await build({
       stdin: { contents: entry, resolveDir: root, loader: "js" },
+      absWorkingDir: root,
       bundle: true,
       platform: "browser",
       format: "esm",
@@ -56,7 +57,7 @@ describe("@opsplatform/http-node/api in a browser", () => {
     metafile = result.metafile
     server = await startTestServer(testDatabases()[0]!.choice())
     f = await seedFixture(server, "Browser client org")
-    browser = await chromium.launch(chromiumLaunchOptions())
+    browser = await connectBrowser()
   })
   afterAll(async () => {
     await browser?.close()

@@ -3,7 +3,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertBuilt, freePort, listenerClosed, runCli, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, listenerClosed, runCli, runCommand, startServe } from "./support/cli.ts"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-cli-"))
 /** The CLI on the embedded database (no DATABASE_URL), as a newcomer runs it. */
@@ -13,6 +13,10 @@ const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => 
 beforeAll(() => assertBuilt())
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
 
+/**
+ * Each command runs once as the binary (`runCli`: a Node process, as a user runs it) and otherwise in
+ * this process (`runCommand`: the same command and output without starting Node each time).
+ */
 describe("opsplatform CLI on the embedded database", () => {
   let orgId: string
 
@@ -20,7 +24,7 @@ describe("opsplatform CLI on the embedded database", () => {
     const first = await runCli(["migrate"], env)
     expect(first.code, first.stderr).toBe(0)
     expect(json(first.stdout).applied).toContain("0001_foundation")
-    const second = await runCli(["migrate"], env)
+    const second = await runCommand(["migrate"], env)
     expect(json(second.stdout)).toEqual({ applied: [] })
   }, 120_000)
 
@@ -39,15 +43,15 @@ describe("opsplatform CLI on the embedded database", () => {
     expect(api.token).toMatch(/^svc_key_/)
     expect(Object.keys(api).sort()).toEqual(["environment", "id", "kind", "scopes", "token"])
 
-    const personal = json((await runCli(["admin", "create-key", "--org", orgId, "--env", "sandbox", "--kind", "personal", "--scopes", "expenses:read"], env)).stdout)
+    const personal = json((await runCommand(["admin", "create-key", "--org", orgId, "--env", "sandbox", "--kind", "personal", "--scopes", "expenses:read"], env)).stdout)
     expect(personal.token).toMatch(/^svc_pt_/)
     expect(personal.environment).toBe("sandbox")
     expect(personal.user_id).toMatch(/^[0-9a-f-]{36}$/)
 
-    const again = json((await runCli(["admin", "create-key", "--org", orgId, "--env", "sandbox", "--kind", "personal", "--scopes", "expenses:read", "--user", personal.user_id], env)).stdout)
+    const again = json((await runCommand(["admin", "create-key", "--org", orgId, "--env", "sandbox", "--kind", "personal", "--scopes", "expenses:read", "--user", personal.user_id], env)).stdout)
     expect(again.user_id).toBe(personal.user_id)
 
-    const device = json((await runCli(["admin", "create-key", "--org", orgId, "--env", "live", "--kind", "device", "--scopes", "display:read"], env)).stdout)
+    const device = json((await runCommand(["admin", "create-key", "--org", orgId, "--env", "live", "--kind", "device", "--scopes", "display:read"], env)).stdout)
     expect(device.token).toMatch(/^svc_dt_/)
     expect(device.device_id).toMatch(/^[0-9a-f-]{36}$/)
 
@@ -58,7 +62,7 @@ describe("opsplatform CLI on the embedded database", () => {
     const revoked = json((await runCli(["admin", "revoke-key", "--id", api.id], env)).stdout)
     expect(revoked.id).toBe(api.id)
     expect(typeof revoked.revoked_at).toBe("string")
-    const after = json((await runCli(["admin", "list-keys", "--org", orgId, "--env", "live"], env)).stdout)
+    const after = json((await runCommand(["admin", "list-keys", "--org", orgId, "--env", "live"], env)).stdout)
     expect(after.map((k: any) => k.id)).toEqual([device.id])
   }, 180_000)
 
@@ -67,7 +71,7 @@ describe("opsplatform CLI on the embedded database", () => {
     expect(res.code).toBe(1)
     expect(res.stdout.trim()).toBe("")
     expect(json(res.stderr).error.code).toBe("validation_failed")
-    const unknownOrg = await runCli(["admin", "create-key", "--org", "00000000-0000-4000-8000-000000000000", "--env", "live", "--scopes", "locations:read"], env)
+    const unknownOrg = await runCommand(["admin", "create-key", "--org", "00000000-0000-4000-8000-000000000000", "--env", "live", "--scopes", "locations:read"], env)
     expect(unknownOrg.code).toBe(1)
     expect(json(unknownOrg.stderr).error.code).toBe("not_found")
   }, 60_000)

@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest"
 import { Devices, Tenancy } from "@opsplatform/core"
 import { assertBuilt, freePort, runCli, startServe } from "./support/cli.ts"
 import { startPostgresCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 // Two server processes need a PostgreSQL server: the embedded database serves one process.
-if (process.env.DATABASE_URL) describe("two `opsplatform serve` processes on one PostgreSQL", () => {
+describe.runIf(postgresUrl() !== undefined)("two `opsplatform serve` processes on one PostgreSQL", () => {
   it("admit at most 5 of 200 concurrent unlock attempts for one device, and audit all 200", async () => {
     assertBuilt()
     const { close, run } = await startPostgresCore()
@@ -20,7 +21,7 @@ if (process.env.DATABASE_URL) describe("two `opsplatform serve` processes on one
         yield* devices.setPin(live, made.device.id, "271828")
         return { deviceId: made.device.id, organizationId: org.id, token: made.token }
       }))
-      const env = { DATABASE_URL: process.env.DATABASE_URL }
+      const env = { DATABASE_URL: postgresUrl() }
       servers.push(...await Promise.all([startServe(await freePort(), env), startServe(await freePort(), env)]))
       const attempts = await Promise.all(Array.from({ length: 200 }, (_, i) =>
         fetch(`${servers[i % 2]!.url}/v1/display/unlock`, {
@@ -73,7 +74,7 @@ if (process.env.DATABASE_URL) describe("two `opsplatform serve` processes on one
       const pending = async () =>
         Number((await sql((sql) => sql`SELECT count(*)::int AS n FROM pulse_deltas WHERE organization_id = ${org.id}`))[0].n)
       expect(await pending()).toBeGreaterThan(3000)
-      const env = { DATABASE_URL: process.env.DATABASE_URL }
+      const env = { DATABASE_URL: postgresUrl() }
       const [a, b] = await Promise.all([runCli(["jobs", "run", "pulse"], env), runCli(["jobs", "run", "pulse"], env)])
       expect(a.code, a.stderr).toBe(0)
       expect(b.code, b.stderr).toBe(0)

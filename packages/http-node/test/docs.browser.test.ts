@@ -1,10 +1,10 @@
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
+import { connectBrowser } from "@opsplatform/testing/browser"
 import { testDatabases } from "./support/databases.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -45,7 +45,7 @@ describe("GET /docs in Chromium", () => {
         scope: op["x-required-scope"],
         responses: op.responses
       })))
-    browser = await chromium.launch(chromiumLaunchOptions())
+    browser = await connectBrowser()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
     await page.goto(`${server.url}/docs`)
     await page.waitForSelector(".operation")

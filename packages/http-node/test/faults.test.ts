@@ -2,16 +2,17 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertBuilt, freePort, runCli, type Serving, startServe } from "./support/cli.ts"
-import { type PrivatePostgres, startPrivatePostgres } from "./support/privatePostgres.ts"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { assertBuilt, freePort, runCommand, type Serving, startServe } from "./support/cli.ts"
+import { type PrivatePostgres, privatePostgres } from "./support/privatePostgres.ts"
 import { type Receiver, receiverCertificateFile, startReceiver } from "./support/receiver.ts"
 
 /**
  * Faults a production server meets: its process killed mid-burst, and its
- * PostgreSQL going away and coming back. Both run on a PostgreSQL server of
- * the test's own (support/privatePostgres.ts), which they stop and start; the
- * API server is `opsplatform serve` as a child process.
+ * PostgreSQL going away and coming back. Both run on the run's private
+ * PostgreSQL server (support/privatePostgres.ts), in a database of their own,
+ * and stop and start that server; the API server is `opsplatform serve` as a
+ * child process.
  */
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{")).pop()!)
@@ -131,13 +132,13 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
 
   beforeAll(async () => {
     assertBuilt()
-    pg = await startPrivatePostgres()
+    pg = await privatePostgres(inject("privatePostgres"))
     env = { DATABASE_URL: pg.url, ...workerEnv }
     receiver = await startReceiver()
     const first = await serve()
-    const org = json((await runCli(["admin", "create-org", "--name", "Faults"], env)).stdout)
+    const org = json((await runCommand(["admin", "create-org", "--name", "Faults"], env)).stdout)
     orgId = org.id
-    token = json((await runCli([
+    token = json((await runCommand([
       "admin",
       "create-key",
       "--org",
@@ -160,7 +161,7 @@ describe("faults: a server killed mid-burst, and its PostgreSQL stopped under lo
   afterAll(async () => {
     for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL")
     await receiver?.close()
-    pg?.destroy()
+    await pg?.destroy()
   })
 
   it("SIGKILL during a burst of writes: after a restart every acknowledged write is there with its event delivered, nothing half-written", async () => {

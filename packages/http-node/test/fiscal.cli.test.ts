@@ -11,6 +11,7 @@ import { type CoreConfig, layerTest, type ServerConfig } from "../src/config/Con
 import { FiscalMonitorJob, FiscalRegistryLive } from "../src/server/jobs/fiscal.ts"
 import { assertBuilt, runCli } from "./support/cli.ts"
 import { openCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{")).pop()!)
 
@@ -88,13 +89,16 @@ describe("the fiscal settings", () => {
       ["OPSPLATFORM_ANAF_URL", "ftp://anaf.example"],
       ["OPSPLATFORM_ANAF_TIMEOUT_MS", "0"],
       ["OPSPLATFORM_ANAF_RETRIES", "11"],
-      ["OPSPLATFORM_ANAF_RETRY_BASE_MS", "soon"]
+      ["OPSPLATFORM_ANAF_RETRY_BASE_MS", "soon"],
+      ["OPSPLATFORM_ANAF_REQUESTS_PER_SECOND", "0"],
+      ["OPSPLATFORM_ANAF_REQUESTS_PER_SECOND", "101"]
     ] as const) {
       const exit = await build(registry, { [name]: value })
       expect(Exit.isFailure(exit), name).toBe(true)
       expect(String(Exit.isFailure(exit) ? exit.cause : ""), name).toContain(name)
     }
     expect(Exit.isSuccess(await build(registry, {}))).toBe(true)
+    expect(Exit.isSuccess(await build(registry, { OPSPLATFORM_ANAF_REQUESTS_PER_SECOND: "100" }))).toBe(true)
     for (const [name, value] of [
       ["OPSPLATFORM_FISCAL_CHECK_HOUR", "24"],
       ["OPSPLATFORM_FISCAL_CHECK_HOUR", "6.5"],
@@ -110,11 +114,11 @@ describe("the fiscal settings", () => {
 })
 
 // Two processes need a PostgreSQL server: the embedded database serves one process.
-if (process.env.DATABASE_URL) describe("two `jobs run fiscal-status` processes on one PostgreSQL", () => {
+describe.runIf(postgresUrl() !== undefined)("two `jobs run fiscal-status` processes on one PostgreSQL", () => {
   it("send each change exactly once between them", async () => {
     const cuis = freshCuis(150)
     for (const cui of cuis) fake.set(cui)
-    const core = await openCore({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 }, { OPSPLATFORM_ANAF_URL: fake.url })
+    const core = await openCore({ _tag: "Postgres", url: postgresUrl()!, maxConnections: 2 }, { OPSPLATFORM_ANAF_URL: fake.url })
     try {
       const { ids, org } = await core.run(seed(cuis))
       // Yesterday's check recorded the baseline; today the registry declares every one of them inactive.
@@ -123,7 +127,7 @@ if (process.env.DATABASE_URL) describe("two `jobs run fiscal-status` processes o
       expect(baseline.baselines).toBe(150)
       for (const cui of cuis) fake.set(cui, { statusInactivi: true, dataInactivare: "2026-05-10" })
 
-      const env = { DATABASE_URL: process.env.DATABASE_URL, OPSPLATFORM_ANAF_URL: fake.url }
+      const env = { DATABASE_URL: postgresUrl(), OPSPLATFORM_ANAF_URL: fake.url }
       const [a, b] = await Promise.all([
         runCli(["jobs", "run", "fiscal-status", "--org", org.id], env),
         runCli(["jobs", "run", "fiscal-status", "--org", org.id], env)

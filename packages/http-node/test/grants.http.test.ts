@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Fixture, uniqueCui } from "@opsplatform/testing"
-import { assertBuilt, freePort, runCli, type Serving, startServe } from "./support/cli.ts"
-import { testDatabases } from "./support/databases.ts"
+import { assertBuilt, freePort, runCommand, type Serving, startServe } from "./support/cli.ts"
+import { postgresUrl, testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 
 const ACT_FOR = "opsplatform-organization"
@@ -161,60 +161,58 @@ for (const db of testDatabases()) {
   })
 }
 
-if (process.env.DATABASE_URL) {
-  describe("a revocation holds from the next request in every process on one PostgreSQL", () => {
-    let server: TestServer
-    let other: Serving
-    beforeAll(async () => {
-      assertBuilt()
-      server = await startTestServer({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 })
-      other = await startServe(await freePort(), { DATABASE_URL: process.env.DATABASE_URL })
-    }, 120_000)
-    afterAll(async () => {
-      await server.close()
-      other.child.kill("SIGTERM")
-      await other.exited
-    })
-
-    const onOther = async (token: string, path: string, client: string) => {
-      const response = await fetch(`${other.url}${path}`, { headers: { authorization: `Bearer ${token}`, [ACT_FOR]: client } })
-      return { status: response.status, json: await response.json() as any }
-    }
-
-    it("the cabinet reads through the other server until the client revokes through this one, then not once more", async () => {
-      const cabinet = await organization(server, "Cabinet two servers")
-      const client = await seedFixture(server, "Client two servers")
-      // The operator sets the client's number from the command line.
-      const vat = uniqueCui()
-      const set = await runCli(["admin", "set-org", "--org", client.organizationId, "--vat-number", `RO ${vat}`], {
-        DATABASE_URL: process.env.DATABASE_URL
-      })
-      expect(JSON.parse(set.stdout)).toMatchObject({ id: client.organizationId, vat_number: vat })
-      const asked = await call(server, "POST", "/v1/cabinet/access-grants", {
-        token: cabinet.tokens.api,
-        body: { counterparty_vat_number: vat, role: "cabinet" }
-      })
-      const grantId = asked.json.data.id
-      expect((await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)).status).toBe(404)
-      await call(server, "POST", `/v1/cabinet/access-grants/${grantId}/approve`, { token: client.tokens.api })
-      for (let i = 0; i < 3; i++) expect((await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)).status).toBe(200)
-      const revoked = await call(server, "POST", `/v1/cabinet/access-grants/${grantId}/revoke`, { token: client.tokens.api })
-      expect(revoked.status).toBe(200)
-      const next = await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)
-      expect(next.status).toBe(404)
-      expect(next.json.error.message).toBe(`No organization with id '${client.organizationId}'`)
-      // Both servers wrote to the one log of the client.
-      const trail = await auditTrail(server, client)
-      expect(trail.map((e) => `${e.action}:${e.outcome}`)).toEqual([
-        "grant.request:success",
-        "request.on_behalf:denied",
-        "grant.approve:success",
-        "request.on_behalf:success",
-        "request.on_behalf:success",
-        "request.on_behalf:success",
-        "grant.revoke:success",
-        "request.on_behalf:denied"
-      ])
-    }, 60_000)
+describe.runIf(postgresUrl() !== undefined)("a revocation holds from the next request in every process on one PostgreSQL", () => {
+  let server: TestServer
+  let other: Serving
+  beforeAll(async () => {
+    assertBuilt()
+    server = await startTestServer({ _tag: "Postgres", url: postgresUrl()!, maxConnections: 2 })
+    other = await startServe(await freePort(), { DATABASE_URL: postgresUrl() })
+  }, 120_000)
+  afterAll(async () => {
+    await server.close()
+    other.child.kill("SIGTERM")
+    await other.exited
   })
-}
+
+  const onOther = async (token: string, path: string, client: string) => {
+    const response = await fetch(`${other.url}${path}`, { headers: { authorization: `Bearer ${token}`, [ACT_FOR]: client } })
+    return { status: response.status, json: await response.json() as any }
+  }
+
+  it("the cabinet reads through the other server until the client revokes through this one, then not once more", async () => {
+    const cabinet = await organization(server, "Cabinet two servers")
+    const client = await seedFixture(server, "Client two servers")
+    // The operator sets the client's number from the command line.
+    const vat = uniqueCui()
+    const set = await runCommand(["admin", "set-org", "--org", client.organizationId, "--vat-number", `RO ${vat}`], {
+      DATABASE_URL: postgresUrl()
+    })
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: client.organizationId, vat_number: vat })
+    const asked = await call(server, "POST", "/v1/cabinet/access-grants", {
+      token: cabinet.tokens.api,
+      body: { counterparty_vat_number: vat, role: "cabinet" }
+    })
+    const grantId = asked.json.data.id
+    expect((await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)).status).toBe(404)
+    await call(server, "POST", `/v1/cabinet/access-grants/${grantId}/approve`, { token: client.tokens.api })
+    for (let i = 0; i < 3; i++) expect((await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)).status).toBe(200)
+    const revoked = await call(server, "POST", `/v1/cabinet/access-grants/${grantId}/revoke`, { token: client.tokens.api })
+    expect(revoked.status).toBe(200)
+    const next = await onOther(cabinet.tokens.api, "/v1/contacts", client.organizationId)
+    expect(next.status).toBe(404)
+    expect(next.json.error.message).toBe(`No organization with id '${client.organizationId}'`)
+    // Both servers wrote to the one log of the client.
+    const trail = await auditTrail(server, client)
+    expect(trail.map((e) => `${e.action}:${e.outcome}`)).toEqual([
+      "grant.request:success",
+      "request.on_behalf:denied",
+      "grant.approve:success",
+      "request.on_behalf:success",
+      "request.on_behalf:success",
+      "request.on_behalf:success",
+      "grant.revoke:success",
+      "request.on_behalf:denied"
+    ])
+  }, 60_000)
+})

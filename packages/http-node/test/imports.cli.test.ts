@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Imports, Pagination, Tenancy } from "@opsplatform/core"
 import { writeContactsCsv } from "@opsplatform/testing/importFiles"
 import type { DatabaseChoice } from "../src/server/database.ts"
-import { assertBuilt, bin, runCli } from "./support/cli.ts"
+import { assertBuilt, bin, runCli, runCommand } from "./support/cli.ts"
 import { testVariables } from "./support/config.ts"
 import { openCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{") || l.startsWith("[")).pop()!)
 
@@ -47,7 +48,7 @@ describe("opsplatform import on the embedded database", () => {
   let org: string
 
   beforeAll(async () => {
-    const created = await runCli(["admin", "create-org", "--name", "Import Co"], env)
+    const created = await runCommand(["admin", "create-org", "--name", "Import Co"], env)
     expect(created.code, created.stderr).toBe(0)
     org = json(created.stdout).id
   }, 120_000)
@@ -71,11 +72,11 @@ describe("opsplatform import on the embedded database", () => {
     // Progress goes to stderr as log lines; stdout is the job alone.
     expect(preview.stderr).toContain(`"message":"import progress"`)
 
-    const applied = await runCli(["import", file, "--org", org, "--entity", "contacts", "--preset", "smartbill", "--apply"], env)
+    const applied = await runCommand(["import", file, "--org", org, "--entity", "contacts", "--preset", "smartbill", "--apply"], env)
     expect(applied.code, applied.stderr).toBe(0)
     expect(JSON.parse(applied.stdout)).toMatchObject({ status: "completed", imported_count: 1, error_count: 1 })
     // The same file again: the contact exists unchanged, so the row is skipped.
-    const again = await runCli(["import", file, "--org", org, "--entity", "contacts", "--preset", "smartbill", "--apply"], env)
+    const again = await runCommand(["import", file, "--org", org, "--entity", "contacts", "--preset", "smartbill", "--apply"], env)
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "completed", imported_count: 0, skipped_count: 1 })
   }, 120_000)
 
@@ -96,16 +97,16 @@ describe("opsplatform import on the embedded database", () => {
   it("answers bad input clearly: an empty file fails the job (exit 1), a bad mapping or organization is refused", async () => {
     const empty = path.join(tmp, "empty.csv")
     fs.writeFileSync(empty, "")
-    const res = await runCli(["import", empty, "--org", org, "--entity", "contacts", "--apply"], env)
+    const res = await runCommand(["import", empty, "--org", org, "--entity", "contacts", "--apply"], env)
     expect(res.code).toBe(1)
     expect(JSON.parse(res.stdout)).toMatchObject({ status: "failed", failure: { code: "empty_file" }, imported_count: 0 })
 
-    const mapping = await runCli(["import", partnerFile("m.csv"), "--org", org, "--entity", "contacts", "--mapping", "[1]"], env)
+    const mapping = await runCommand(["import", partnerFile("m.csv"), "--org", org, "--entity", "contacts", "--mapping", "[1]"], env)
     expect(mapping.code).toBe(1)
     expect(mapping.stdout.trim()).toBe("")
     expect(json(mapping.stderr).error.details).toEqual([{ field: "mapping", issue: expect.stringContaining("JSON object") }])
 
-    const unknown = await runCli(["import", empty, "--org", "00000000-0000-4000-8000-000000000000", "--entity", "contacts"], env)
+    const unknown = await runCommand(["import", empty, "--org", "00000000-0000-4000-8000-000000000000", "--entity", "contacts"], env)
     expect(json(unknown.stderr).error.code).toBe("not_found")
   }, 120_000)
 })
@@ -170,21 +171,19 @@ describe("a killed `opsplatform import --apply` leaves nothing written (embedded
   const env = { OPSPLATFORM_DATA_DIR: dataDir, DATABASE_URL: undefined }
 
   it("SIGKILL mid-apply of 50 000 contacts: no contact stored; the job applies again to completion", async () => {
-    const org = json((await runCli(["admin", "create-org", "--name", "Killed Co"], env)).stdout).id
+    const org = json((await runCommand(["admin", "create-org", "--name", "Killed Co"], env)).stdout).id
     await killMidApply(env, { _tag: "Embedded", dataDir }, org)
   }, 600_000)
 })
 
 // Killing a process that holds the database needs one the test can reach afterwards: PostgreSQL from
 // DATABASE_URL (CI sets it; the suite's global setup fails the run when it is set but unreachable).
-if (process.env.DATABASE_URL) {
-  describe("a killed `opsplatform import --apply` leaves nothing written (PostgreSQL)", () => {
-    it("SIGKILL mid-apply of 50 000 contacts: no contact stored; the job applies again to completion", async () => {
-      const choice: DatabaseChoice = { _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 }
-      const core = await openCore(choice)
-      const org = await core.run(Effect.flatMap(Tenancy.Tenancy, (t) => t.createOrganization({ name: "Killed PG Co" })))
-      await core.close()
-      await killMidApply({ DATABASE_URL: process.env.DATABASE_URL }, choice, org.id)
-    }, 600_000)
-  })
-}
+describe.runIf(postgresUrl() !== undefined)("a killed `opsplatform import --apply` leaves nothing written (PostgreSQL)", () => {
+  it("SIGKILL mid-apply of 50 000 contacts: no contact stored; the job applies again to completion", async () => {
+    const choice: DatabaseChoice = { _tag: "Postgres", url: postgresUrl()!, maxConnections: 2 }
+    const core = await openCore(choice)
+    const org = await core.run(Effect.flatMap(Tenancy.Tenancy, (t) => t.createOrganization({ name: "Killed PG Co" })))
+    await core.close()
+    await killMidApply({ DATABASE_URL: postgresUrl() }, choice, org.id)
+  }, 600_000)
+})

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ImapFlow } from "imapflow"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { MailSync } from "@opsplatform/core"
 import type { Fixture } from "@opsplatform/testing"
 import { MailSyncLive } from "../src/server/jobs/mail.ts"
 import { testDatabases } from "./support/databases.ts"
-import { type Dovecot, type RawMessage, rawMessage, startDovecot } from "./support/dovecot.ts"
+import { type Dovecot, type RawMessage, dovecotFor, rawMessage } from "./support/dovecot.ts"
 import { type Receiver, receiverCertificateFile, startReceiver, verifyWith } from "./support/receiver.ts"
 import { configureTests } from "./support/config.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -31,16 +31,12 @@ const SPEC_FIELDS = [
   "organizationId"
 ].sort()
 
-let dovecot: Dovecot
+const dovecot: Dovecot = dovecotFor(inject("dovecot"))
 let users = 0
-beforeAll(async () => {
-  dovecot = await startDovecot()
-}, 60_000)
-afterAll(() => dovecot?.stop())
 
 /** A Dovecot user and its signed-in client, as the mail server and other clients that put messages in place. */
 const newImapUser = async (prefix: string) => {
-  const user = `${prefix}${++users}x${Date.now().toString(36)}`
+  const user = `${prefix}${++users}x${process.pid}x${Date.now().toString(36)}`
   dovecot.addUser(user, `pw-${user}`)
   const client = await dovecot.connect(user)
   return { user, client, address: `${user}@firm.example`, alias: `sales.${user}@firm.example` }

@@ -1,14 +1,16 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, inject, it } from "vitest"
 import { MailRules, MailSource } from "@opsplatform/core"
 import { ImapMailSource, toRemoteMessage } from "../src/server/imapMailSource.ts"
-import { type Dovecot, rawMessage, startDovecot } from "./support/dovecot.ts"
+import { dovecotFor, rawMessage } from "./support/dovecot.ts"
 import { receiverCertificateFile } from "./support/receiver.ts"
 
 /** The IMAP adapter against a real Dovecot: what it reads, and how it connects and fails. */
 describe("the IMAP mail source on Dovecot", () => {
-  let dovecot: Dovecot
+  const dovecot = dovecotFor(inject("dovecot"))
+  /** The user this file reads as: unique in the run, since every test file shares the Dovecot. */
+  const reader = `reader${process.pid}x${Date.now().toString(36)}`
   const source = ImapMailSource({ allowPrivate: true, extraCa: fs.readFileSync(receiverCertificateFile, "utf8") })
   const connection = (user: string, overrides: Partial<MailSource.MailConnection> = {}): MailSource.MailConnection => ({
     host: "127.0.0.1",
@@ -29,9 +31,8 @@ describe("the IMAP mail source on Dovecot", () => {
     ))
 
   beforeAll(async () => {
-    dovecot = await startDovecot()
-    dovecot.addUser("reader", "pw-reader")
-    const client = await dovecot.connect("reader")
+    dovecot.addUser(reader, `pw-${reader}`)
+    const client = await dovecot.connect(reader)
     try {
       await client.mailboxCreate("Spam")
       await client.mailboxCreate("Clients/Acme")
@@ -51,10 +52,9 @@ describe("the IMAP mail source on Dovecot", () => {
       await client.logout()
     }
   }, 60_000)
-  afterAll(() => dovecot?.stop())
 
   it("lists the selectable folders (not the parent that only holds Clients/Acme) with their special-use, reading Spam by its name", async () => {
-    const folders = await withSession(connection("reader"), (s) => s.folders)
+    const folders = await withSession(connection(reader), (s) => s.folders)
     const kinds = Object.fromEntries(folders.map((f) => [f.path, MailRules.folderKind(f)]))
     expect(kinds).toEqual({
       INBOX: "inbox",
@@ -69,7 +69,7 @@ describe("the IMAP mail source on Dovecot", () => {
   })
 
   it("reads headers, flags, INTERNALDATE, size and BODYSTRUCTURE, above a UID or since an instant", async () => {
-    const { after, since, status } = await withSession(connection("reader"), (s) =>
+    const { after, since, status } = await withSession(connection(reader), (s) =>
       Effect.gen(function*() {
         const status = yield* s.status("INBOX")
         const after = yield* s.messages("INBOX", { _tag: "AfterUid", uid: 0, limit: 10 })
@@ -94,29 +94,29 @@ describe("the IMAP mail source on Dovecot", () => {
     expect(noId).toMatchObject({ uid: 2, messageId: null, hasAttachments: false, flags: expect.arrayContaining(["$Junk"]) })
     // SEARCH SINCE is read a day early; the exact instant is the sync's to judge.
     expect(since.messages.map((m) => m.uid)).toEqual([1, 2])
-    const later = await withSession(connection("reader"), (s) => s.messages("INBOX", { _tag: "AfterUid", uid: 2, limit: 10 }))
+    const later = await withSession(connection(reader), (s) => s.messages("INBOX", { _tag: "AfterUid", uid: 2, limit: 10 }))
     expect(later.messages).toEqual([])
-    const limited = await withSession(connection("reader"), (s) => s.messages("INBOX", { _tag: "AfterUid", uid: 0, limit: 1 }))
+    const limited = await withSession(connection(reader), (s) => s.messages("INBOX", { _tag: "AfterUid", uid: 0, limit: 1 }))
     expect(limited.messages.map((m) => m.uid)).toEqual([1])
   })
 
   it("connects with implicit TLS and with STARTTLS, trusting the configured CA", async () => {
-    const implicit = await withSession(connection("reader", { port: dovecot.tlsPort, tls: "implicit" }), (s) => s.status("INBOX"))
-    const starttls = await withSession(connection("reader", { tls: "starttls" }), (s) => s.status("INBOX"))
+    const implicit = await withSession(connection(reader, { port: dovecot.tlsPort, tls: "implicit" }), (s) => s.status("INBOX"))
+    const starttls = await withSession(connection(reader, { tls: "starttls" }), (s) => s.status("INBOX"))
     expect(implicit.uidNext).toBe(3)
     expect(starttls.uidNext).toBe(3)
-    const untrusted = await failureOf(connection("reader", { port: dovecot.tlsPort, tls: "implicit" }), ImapMailSource({ allowPrivate: true }))
+    const untrusted = await failureOf(connection(reader, { port: dovecot.tlsPort, tls: "implicit" }), ImapMailSource({ allowPrivate: true }))
     expect(untrusted.reason).toMatch(/certificate of 127\.0\.0\.1 is not trusted/)
   })
 
   it("reports a refused sign-in, a closed port and a private host as errors that name no secret", async () => {
-    const refused = await failureOf(connection("reader", { credential: { kind: "password", secret: "wrong-secret" } }))
+    const refused = await failureOf(connection(reader, { credential: { kind: "password", secret: "wrong-secret" } }))
     expect(refused._tag).toBe("MailSourceError")
     expect(refused.reason).toMatch(/refused the sign-in/)
     expect(refused.reason).not.toContain("wrong-secret")
-    const closed = await failureOf(connection("reader", { port: 1 }))
+    const closed = await failureOf(connection(reader, { port: 1 }))
     expect(closed.reason).toBe("Could not connect to 127.0.0.1:1 (connection refused)")
-    const blocked = await failureOf(connection("reader", { host: "localhost" }), ImapMailSource({ allowPrivate: false }))
+    const blocked = await failureOf(connection(reader, { host: "localhost" }), ImapMailSource({ allowPrivate: false }))
     expect(blocked.reason).toMatch(/^localhost resolves to .*loopback, private/)
   })
 

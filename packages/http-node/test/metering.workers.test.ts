@@ -9,7 +9,7 @@ import { type FakeStripe, startFakeStripe } from "@opsplatform/testing/fakeStrip
 import { coreLive } from "../src/server/app.ts"
 import type { DatabaseChoice } from "../src/server/database.ts"
 import { StripePaymentProcessor } from "../src/server/stripe.ts"
-import { assertBuilt, freePort, runCli, spawnWorker, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, runCli, runCommand, spawnWorker, startServe } from "./support/cli.ts"
 import { isolatedDatabase, testDatabases } from "./support/databases.ts"
 import { callsFor, eventsOf, freshCustomer, meteringEnv, TEST_KEY, usageRecords } from "./support/metering.ts"
 import { seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -181,13 +181,13 @@ for (const db of testDatabases().filter((d) => d.name === "postgres")) {
       expectCountedOnce(fake, made)
       expect((await usageRecords(server, f.tokens.sandbox, made[0]!.id)).map((r) => r.forwarding_status)).toEqual(Array(3).fill("delivered"))
       // Nothing of it is due any more: a second run sends it nothing.
-      const again = await runCli(["jobs", "run", "usage"], { DATABASE_URL: url(), ...meteringEnv(fake) })
+      const again = await runCommand(["jobs", "run", "usage"], { DATABASE_URL: url(), ...meteringEnv(fake) })
       expect(again.code, again.stderr).toBe(0)
       expect(callsFor(fake, made[0]!.customer)).toHaveLength(3)
     }, 60_000)
 
     it("opsplatform worker refuses a Stripe key of the wrong mode, naming the variable and not the key", async () => {
-      const res = await runCli(["worker"], {
+      const res = await runCommand(["worker"], {
         DATABASE_URL: url(),
         OPSPLATFORM_STRIPE_TEST_KEY: "sk_live_not_for_the_sandbox_1234"
       })
@@ -234,7 +234,7 @@ describe("the forwarder of the CLI on the embedded database", () => {
     serving.child.kill("SIGTERM")
     expect(await serving.exited).toBe(0)
 
-    const run = await runCli(["jobs", "run", "usage"], { ...env, ...meteringEnv(fake) })
+    const run = await runCommand(["jobs", "run", "usage"], { ...env, ...meteringEnv(fake) })
     expect(run.code, run.stderr).toBe(0)
     expect(json(run.stdout)).toEqual({ calls: 2, delivered: 2, retrying: 0, failed: 0 })
     expect(eventsOf(fake, customer).map((e) => e.value).sort()).toEqual(["4", "6"])

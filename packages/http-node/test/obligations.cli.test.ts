@@ -5,8 +5,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Contracts, Obligations, Tenancy } from "@opsplatform/core"
-import { assertBuilt, freePort, runCli, startServe } from "./support/cli.ts"
+import { assertBuilt, freePort, runCli, runCommand, startServe } from "./support/cli.ts"
 import { startPostgresCore } from "./support/core.ts"
+import { postgresUrl } from "./support/databases.ts"
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{") || l.startsWith("[")).pop()!)
 
@@ -19,23 +20,23 @@ describe("opsplatform admin set-org and jobs run obligations on the embedded dat
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
 
   it("sets the organization's time zone and escalation delay, validated", async () => {
-    const org = json((await runCli(["admin", "create-org", "--name", "Monitor Co"], env)).stdout)
+    const org = json((await runCommand(["admin", "create-org", "--name", "Monitor Co"], env)).stdout)
     const set = await runCli(["admin", "set-org", "--org", org.id, "--time-zone", "Europe/Bucharest", "--escalation-delay-days", "0"], env)
     expect(set.code, set.stderr).toBe(0)
     expect(json(set.stdout)).toMatchObject({ id: org.id, name: "Monitor Co", time_zone: "Europe/Bucharest", escalation_delay_days: 0 })
-    const badZone = await runCli(["admin", "set-org", "--org", org.id, "--time-zone", "Europe/Atlantis"], env)
+    const badZone = await runCommand(["admin", "set-org", "--org", org.id, "--time-zone", "Europe/Atlantis"], env)
     expect(badZone.code).toBe(1)
     expect(badZone.stdout.trim()).toBe("")
     expect(json(badZone.stderr).error.details).toEqual([
       { field: "time_zone", issue: "must be an IANA time zone such as Europe/Bucharest" }
     ])
-    const badDelay = await runCli(["admin", "set-org", "--org", org.id, "--escalation-delay-days", "366"], env)
+    const badDelay = await runCommand(["admin", "set-org", "--org", org.id, "--escalation-delay-days", "366"], env)
     expect(badDelay.code).toBe(1)
     expect(json(badDelay.stderr).error.details[0].field).toBe("escalation_delay_days")
-    const unknown = await runCli(["admin", "set-org", "--org", "00000000-0000-4000-8000-000000000000", "--name", "X"], env)
+    const unknown = await runCommand(["admin", "set-org", "--org", "00000000-0000-4000-8000-000000000000", "--name", "X"], env)
     expect(json(unknown.stderr).error.code).toBe("not_found")
 
-    const key = json((await runCli(["admin", "create-key", "--org", org.id, "--env", "live", "--scopes", "contracts:read contracts:write"], env)).stdout)
+    const key = json((await runCommand(["admin", "create-key", "--org", org.id, "--env", "live", "--scopes", "contracts:read contracts:write"], env)).stdout)
     const port = await freePort()
     const serving = await startServe(port, env)
     const auth = { authorization: `Bearer ${key.token}`, "content-type": "application/json" }
@@ -58,14 +59,14 @@ describe("opsplatform admin set-org and jobs run obligations on the embedded dat
     // The log line names ids only.
     expect(first.stderr).toContain(`"obligation_id":"${late.id}"`)
     expect(first.stderr).not.toContain("Rent")
-    const second = json((await runCli(["jobs", "run", "obligations"], env)).stdout)
+    const second = json((await runCommand(["jobs", "run", "obligations"], env)).stdout)
     expect([second.overdue, second.escalations, second.notices]).toEqual([0, 0, []])
   }, 240_000)
 })
 
 // Two processes need a PostgreSQL server: the embedded database serves one process.
-if (process.env.DATABASE_URL) describe("two `jobs run obligations` processes on one PostgreSQL", () => {
-  const env = { DATABASE_URL: process.env.DATABASE_URL }
+describe.runIf(postgresUrl() !== undefined)("two `jobs run obligations` processes on one PostgreSQL", () => {
+  const env = { DATABASE_URL: postgresUrl() }
 
   it("send each notice exactly once between them", async () => {
     const { close, run } = await startPostgresCore()

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inject } from "vitest"
 import { RateLimiter } from "@opsplatform/core"
-import { testDatabases } from "./support/databases.ts"
+import { postgresUrl, testDatabases } from "./support/databases.ts"
 
 /**
  * Two connection pools stand for two server processes sharing one database:
@@ -23,7 +23,7 @@ for (const db of testDatabases()) {
     beforeAll(async () => {
       let pool: () => Layer.Layer<PgClient.PgClient | import("effect/sql").SqlClient.SqlClient, unknown>
       if (db.name === "postgres") {
-        pool = () => PgClient.layer({ url: Redacted.make(process.env.DATABASE_URL!), maxConnections: 4 })
+        pool = () => PgClient.layer({ url: Redacted.make(postgresUrl()!), maxConnections: 4 })
       } else {
         const pglite = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(inject("pgliteTemplate"))]) })
         const socket = new PGLiteSocketServer({ db: pglite, host: "127.0.0.1", port: 0, maxConnections: 8 })

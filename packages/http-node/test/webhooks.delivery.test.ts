@@ -4,7 +4,7 @@ import { createVerifier } from "@opsplatform/webhooks-verify"
 import { Events, Tenancy } from "@opsplatform/core"
 import { type Fixture, sampleStops } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
-import { receiverCertificateFile, type Receiver, startReceiver, verifyWith } from "./support/receiver.ts"
+import { receiverCertificateFile, type Receiver, startReceiver, verifyWith, verifyWithPublicKey } from "./support/receiver.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 import { deliveriesOf, eventually, publishEvent, subscribe, useTestWebhookSettings } from "./support/webhooks.ts"
 
@@ -151,6 +151,52 @@ for (const db of testDatabases()) {
       expect(verifyWith(third, single.headers, single.body)).toBe(true)
       expect(verifyWith(next, single.headers, single.body)).toBe(false)
       expect(r.rejected).toEqual([])
+    })
+
+    it("through a rotation from v1 to v1a, a receiver holding only the whpk_ key verifies every delivery, and one holding the secret the overlap's", async () => {
+      const r = await receiver()
+      const sub = await subscribe(server, f.tokens.api, r.url)
+      r.secrets = [sub.secret]
+      const before = await publishEvent(server, f.live)
+      await r.until((all) => ofEvent(before)(all).length === 1)
+      expect(String(ofEvent(before)(r.received)[0]!.headers["webhook-signature"])).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+
+      const rotated = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, { token: f.tokens.api, body: { signing_scheme: "v1a" } })
+      expect(rotated.json.data).toMatchObject({ signing_scheme: "v1a", secret: null })
+      const keys = await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.api })
+      const publicKey = keys.json.data[0].public_key as string
+      expect(publicKey).toBe(rotated.json.data.public_key)
+      // The receiver now holds the public key alone: nothing that could sign a webhook.
+      r.secrets = [publicKey]
+      const during = await publishEvent(server, f.live)
+      await r.until((all) => ofEvent(during)(all).length === 1)
+      const overlap = ofEvent(during)(r.received)[0]!
+      const [ed, hmac] = String(overlap.headers["webhook-signature"]).split(" ")
+      expect(ed).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/)
+      expect(hmac).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+      // Each kind of receiver checks its own entry only.
+      expect(await verifyWithPublicKey(publicKey, { ...overlap.headers, "webhook-signature": ed! }, overlap.body)).toBe(true)
+      expect(await verifyWithPublicKey(publicKey, { ...overlap.headers, "webhook-signature": hmac! }, overlap.body)).toBe(false)
+      expect(verifyWith(sub.secret, overlap.headers, overlap.body)).toBe(true)
+      expect(verifyWith(sub.secret, { ...overlap.headers, "webhook-signature": ed! }, overlap.body)).toBe(false)
+
+      // The overlap ended by a rotation with no grace: v1a alone, under a key the receiver fetches again.
+      const next = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, {
+        token: f.tokens.api,
+        body: { grace_period_seconds: 0 }
+      })
+      const refreshed = await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.api })
+      expect(refreshed.json.data.map((k: any) => k.public_key)).toEqual([next.json.data.public_key])
+      r.secrets = [next.json.data.public_key]
+      const after = await publishEvent(server, f.live)
+      await r.until((all) => ofEvent(after)(all).length === 1)
+      const single = ofEvent(after)(r.received)[0]!
+      expect(String(single.headers["webhook-signature"])).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/)
+      expect(await verifyWithPublicKey(publicKey, single.headers, single.body)).toBe(false)
+      expect(verifyWith(sub.secret, single.headers, single.body)).toBe(false)
+      expect(r.rejected).toEqual([])
+      const delivered = await eventually(() => deliveriesOf(server, f.tokens.api, sub.id), (all) => all.every((d) => d.status === "succeeded"))
+      expect(delivered).toHaveLength(3)
     })
 
     it("a 410 disables the subscription: the delivery is dead and later events queue nothing for it", async () => {

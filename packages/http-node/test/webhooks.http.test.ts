@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Events } from "@opsplatform/core"
+import { Events, SecretBox, WebhookSigning } from "@opsplatform/core"
+import nacl from "tweetnacl"
 import type { Fixture } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
@@ -173,6 +174,72 @@ for (const db of testDatabases()) {
         const bad = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, { token: f.tokens.api, body: { grace_period_seconds: grace } })
         expect(bad.status, String(grace)).toBe(400)
       }
+    })
+
+    it("signs with v1a when asked: the public key is shown and listed, the private key never leaves, and a change of scheme rotates", async () => {
+      const created = await create({ url: hook, event_types: ["invoice.paid"], signing_scheme: "v1a" })
+      expect(created.status).toBe(201)
+      const sub = created.json.data
+      expect(sub).toMatchObject({ signing_scheme: "v1a", secret: null, previous_secret_expires_at: null })
+      expect(sub.public_key).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/)
+      expect(created.text).not.toContain("whsk_")
+      const got = await call(server, "GET", `/v1/webhooks/${sub.id}`, { token: f.tokens.api })
+      expect(got.json.data).toMatchObject({ signing_scheme: "v1a", public_key: sub.public_key })
+      const keys = await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.api })
+      expect(keys.status).toBe(200)
+      expect(keys.json.data).toEqual([{ id: expect.any(String), public_key: sub.public_key, created_at: sub.created_at, expires_at: null }])
+      // The private key is sealed at rest: only its public half is stored in the clear.
+      const stored = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ scheme: string; sealed: string; public_key: string | null }>`SELECT scheme, sealed, public_key
+          FROM webhook_secrets WHERE subscription_id = ${sub.id}`
+      }))
+      expect(stored).toEqual([{ scheme: "v1a", sealed: expect.stringMatching(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/), public_key: sub.public_key }])
+      // Opened with the operator key, it is the whsk_ private key of that public key (seed and public key, as TweetNaCl holds them).
+      const opened = await server.run(Effect.flatMap(SecretBox.SecretBox, (box) =>
+        box.open(stored[0]!.sealed, WebhookSigning.secretContext(keys.json.data[0].id))))
+      expect(opened).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/)
+      const pair = nacl.sign.keyPair.fromSeed(Buffer.from(opened.slice(5), "base64").subarray(0, 32))
+      expect(`whpk_${Buffer.from(pair.publicKey).toString("base64")}`).toBe(sub.public_key)
+      expect(`whsk_${Buffer.from(pair.secretKey).toString("base64")}`).toBe(opened)
+      expect(stored[0]!.sealed).not.toContain(opened.slice(5, 30))
+
+      // To v1: a whsec_ secret shown once; the v1a key stays listed until the overlap ends.
+      const toV1 = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, { token: f.tokens.api, body: { signing_scheme: "v1" } })
+      expect(toV1.status).toBe(200)
+      expect(toV1.json.data).toMatchObject({ signing_scheme: "v1", public_key: null })
+      expect(toV1.json.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      const during = await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.api })
+      expect(during.json.data).toEqual([{ ...keys.json.data[0], expires_at: toV1.json.data.previous_secret_expires_at }])
+      // Rotating without a scheme keeps the current one.
+      const again = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, { token: f.tokens.api, body: {} })
+      expect(again.json.data.signing_scheme).toBe("v1")
+      // Back to v1a with no grace: only the new key is left.
+      const toV1a = await call(server, "POST", `/v1/webhooks/${sub.id}/rotate-secret`, {
+        token: f.tokens.api,
+        body: { signing_scheme: "v1a", grace_period_seconds: 0 }
+      })
+      expect(toV1a.json.data).toMatchObject({ signing_scheme: "v1a", secret: null })
+      expect(toV1a.json.data.public_key).not.toBe(sub.public_key)
+      const after = await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.api })
+      expect(after.json.data.map((k: any) => [k.public_key, k.expires_at])).toEqual([[toV1a.json.data.public_key, null]])
+
+      // A v1 subscription has no public keys; the scheme is a rotation's, not an update's.
+      const plain = (await create({ url: hook, event_types: ["invoice.paid"] })).json.data
+      expect(plain).toMatchObject({ signing_scheme: "v1", public_key: null })
+      expect((await call(server, "GET", `/v1/webhooks/${plain.id}/public-keys`, { token: f.tokens.api })).json.data).toEqual([])
+      const patched = await call(server, "PATCH", `/v1/webhooks/${plain.id}`, { token: f.tokens.api, body: { signing_scheme: "v1a" } })
+      expect(patched.status).toBe(400)
+      expect(patched.json.error.code).toBe("validation_failed")
+      for (const bad of ["v2", "ed25519", 1]) {
+        const res = await create({ url: hook, event_types: ["invoice.paid"], signing_scheme: bad })
+        expect(res.status, String(bad)).toBe(400)
+        expect(res.json.error.details.map((d: any) => d.field)).toEqual(["signing_scheme"])
+      }
+      // Another environment's or organization's subscription is not found.
+      expect((await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: f.tokens.sandbox })).status).toBe(404)
+      const stranger = await seedFixture(server)
+      expect((await call(server, "GET", `/v1/webhooks/${sub.id}/public-keys`, { token: stranger.tokens.api })).status).toBe(404)
     })
 
     it("lists deliveries with a status filter and pages, shows one with its attempts, and redelivers by the rules", async () => {

@@ -10,8 +10,8 @@ import { coreLive } from "../src/server/app.ts"
 import type { DatabaseChoice } from "../src/server/database.ts"
 import { coreSettingsFrom } from "../src/config/Configuration.ts"
 import { testConfiguration, testVariables } from "./support/config.ts"
-import { assertBuilt, runCli, spawnWorker } from "./support/cli.ts"
-import { testDatabases } from "./support/databases.ts"
+import { assertBuilt, runCommand, spawnWorker } from "./support/cli.ts"
+import { postgresUrl, testDatabases } from "./support/databases.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 import { deliveriesOf, eventually, publishEvent, subscribe, useTestWebhookSettings } from "./support/webhooks.ts"
@@ -156,7 +156,7 @@ for (const db of testDatabases().filter((d) => d.name === "postgres")) {
       const events: Array<string> = []
       for (let i = 0; i < n; i++) events.push(await publishEvent(server, f.sandbox))
       const env = {
-        DATABASE_URL: process.env.DATABASE_URL,
+        DATABASE_URL: postgresUrl(),
         OPSPLATFORM_WEBHOOKS_LEASE_MS: "3000",
         OPSPLATFORM_WEBHOOKS_BATCH_SIZE: "20",
         OPSPLATFORM_WEBHOOKS_CONCURRENCY: "20"
@@ -187,10 +187,10 @@ for (const db of testDatabases().filter((d) => d.name === "postgres")) {
     }, 180_000)
 
     it("opsplatform worker refuses to start on PostgreSQL without the operator key, and says how to set it", async () => {
-      const res = await runCli(["worker"], { DATABASE_URL: process.env.DATABASE_URL, OPSPLATFORM_SECRET_KEY: undefined })
+      const res = await runCommand(["worker"], { DATABASE_URL: postgresUrl(), OPSPLATFORM_SECRET_KEY: undefined })
       expect(res.code).toBe(1)
       expect(JSON.parse(res.stderr.trim().split("\n").pop()!).error.message).toMatch(/OPSPLATFORM_SECRET_KEY is not set/)
-      const bad = await runCli(["worker"], { DATABASE_URL: process.env.DATABASE_URL, OPSPLATFORM_SECRET_KEY: "short" })
+      const bad = await runCommand(["worker"], { DATABASE_URL: postgresUrl(), OPSPLATFORM_SECRET_KEY: "short" })
       expect(bad.code).toBe(1)
       expect(bad.stderr).toMatch(/must be 32 bytes/)
     }, 60_000)
@@ -218,7 +218,7 @@ describe("opsplatform worker on the embedded database", () => {
     expect(fs.readFileSync(keyFile, "utf8")).toBe(key)
     // A key file others can read is refused, as ssh refuses such a private key.
     fs.chmodSync(keyFile, 0o644)
-    const refused = await runCli(["worker"], env)
+    const refused = await runCommand(["worker"], env)
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain("chmod 600")
   }, 120_000)

@@ -1,4 +1,7 @@
 import { existsSync } from "node:fs"
+import { type Browser, chromium } from "playwright-core"
+import { inject } from "vitest"
+import type {} from "./harness/browser.ts"
 
 /** Debian's Chromium, which `npm test` installs when missing (scripts/ensure-chromium.sh); tests never download a browser. */
 export const chromiumPath = "/usr/bin/chromium"
@@ -28,3 +31,10 @@ export const chromiumLaunchOptions = () => {
     ]
   }
 }
+
+/**
+ * The run's one Chromium (started by the `harness/browser` global setup),
+ * connected for this test file; `close()` disconnects and leaves it running.
+ * Each test opens contexts of its own, so files never share cookies or pages.
+ */
+export const connectBrowser = (): Promise<Browser> => chromium.connect(inject("chromiumEndpoint"))

@@ -42,13 +42,13 @@ describe("the Webhooks service on memory storage", () => {
         const created = yield* webhooks.create(f.live, { url: "https://hooks.example.com/", event_types: ["invoice.paid"] })
         const rows = () => [...store.table<StoredSecret>("webhook_secrets").values()].filter((s) => s.subscription_id === created.id)
         assert.strictEqual(rows().length, 1)
-        assert.notInclude(rows()[0]!.sealed, created.secret.slice(6))
+        assert.notInclude(rows()[0]!.sealed, created.secret!.slice(6))
         const rotated = yield* webhooks.rotateSecret(f.live, created.id, { grace_period_seconds: 3600 })
         assert.strictEqual(rotated.previous_secret_expires_at, new Date(3_600_000).toISOString())
         assert.strictEqual((yield* webhooks.get(f.live, created.id)).previous_secret_expires_at, rotated.previous_secret_expires_at)
         yield* TestClock.adjust("3601 seconds")
         assert.isNull((yield* webhooks.get(f.live, created.id)).previous_secret_expires_at)
-        for (const secret of rows()) for (const plain of [created.secret, rotated.secret]) assert.notInclude(secret.sealed, plain.slice(6))
+        for (const secret of rows()) for (const plain of [created.secret!, rotated.secret!]) assert.notInclude(secret.sealed, plain.slice(6))
       }))
 
     it.effect("redeliver follows the rules, a disabled subscription refuses tests and redeliveries, and foreign ids are not found", () =>

@@ -13,6 +13,7 @@ export {
   type VerifierOptions,
   type WebhookOptions,
   type WebhookVerifier,
+  type WebhookKeyPair,
   type WebhooksApi,
   type WebhookVerifyOptions
 } from "./verifier.ts"

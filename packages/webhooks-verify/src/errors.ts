@@ -4,6 +4,7 @@
  */
 export const webhookErrorCodes = Object.freeze([
   "invalid_secret",
+  "wrong_key_kind",
   "missing_header",
   "invalid_header",
   "invalid_timestamp",
@@ -22,7 +23,7 @@ const isErrorLike = (value: unknown): value is Error & { code: unknown } => valu
 
 /**
  * The one error this package throws (or rejects with) for a webhook that must
- * not be trusted, and for a secret that cannot be used.
+ * not be trusted, and for a secret or key that cannot be used.
  */
 export class WebhookVerificationError extends Error {
   /**

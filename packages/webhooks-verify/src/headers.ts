@@ -1,3 +1,4 @@
+import { decodeBase64 } from "./base64.ts"
 import { fail } from "./errors.ts"
 
 /** A Fetch `Headers` object, or anything with the same `get`. */
@@ -119,14 +120,12 @@ const tab = 9
 const comma = 44
 
 /**
- * Where the signature of each `v1` entry of a `webhook-signature` value
- * starts. Entries are separated by spaces; entries of other versions, and
- * `v1` entries that are not 44 characters long, cannot match and are
- * skipped. A trailing comma is dropped from an entry, for a header that
- * arrived on several lines and was joined with ", ".
+ * Calls `visit` with where each entry of a `webhook-signature` value starts
+ * and stops. Entries are separated by spaces (or tabs); a trailing comma is
+ * left out of an entry, for a header that arrived on several lines and was
+ * joined with ", ".
  */
-export const signatureOffsets = (header: string): Array<number> => {
-  const offsets: Array<number> = []
+const forEachEntry = (header: string, visit: (start: number, stop: number) => void): void => {
   const length = header.length
   let start = 0
   while (start < length) {
@@ -137,15 +136,26 @@ export const signatureOffsets = (header: string): Array<number> => {
     }
     let end = start + 1
     while (end < length && (c = header.charCodeAt(end)) !== space && c !== tab) end++
-    const stop = header.charCodeAt(end - 1) === comma ? end - 1 : end
+    visit(start, header.charCodeAt(end - 1) === comma ? end - 1 : end)
+    start = end
+  }
+}
+
+/**
+ * Where the signature of each `v1` entry of a `webhook-signature` value
+ * starts. Entries of other versions, and `v1` entries that are not 44
+ * characters long, cannot match and are skipped.
+ */
+export const signatureOffsets = (header: string): Array<number> => {
+  const offsets: Array<number> = []
+  forEachEntry(header, (start, stop) => {
     if (
       stop - start === signatureLength + 3 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
       header.charCodeAt(start + 2) === comma
     ) {
       offsets.push(start + 3)
     }
-    start = end
-  }
+  })
   return offsets
 }
 
@@ -162,12 +172,55 @@ export const signatureMatches = (header: string, offset: number, expected: strin
   return difference === 0
 }
 
-/** What was in a `webhook-signature` value that yielded no usable `v1` entry, for the error message. */
-export const describeSignatures = (header: string): string => {
+/** The base64 of a 64-byte Ed25519 signature, padded: the only spelling a v1a signature has. */
+export const ed25519SignatureLength = 88
+const ed25519SignatureBytes = 64
+
+/**
+ * The signatures of the `v1a` entries of a `webhook-signature` value, as
+ * bytes. Entries that are not the padded base64 of 64 bytes cannot verify
+ * and are skipped, as are entries of other versions.
+ */
+export const ed25519Signatures = (header: string): Array<Uint8Array> => {
+  const signatures: Array<Uint8Array> = []
+  forEachEntry(header, (start, stop) => {
+    if (
+      stop - start === ed25519SignatureLength + 4 && header.charCodeAt(start) === 118 && header.charCodeAt(start + 1) === 49 &&
+      header.charCodeAt(start + 2) === 97 && header.charCodeAt(start + 3) === comma
+    ) {
+      const signature = decodeBase64(header.slice(start + 4, stop))
+      if (signature !== undefined && signature.length === ed25519SignatureBytes) signatures.push(signature)
+    }
+  })
+  return signatures
+}
+
+/** Which schemes a verifier can check: `v1` with whsec_ secrets, `v1a` with whpk_ public keys. */
+export interface Checks {
+  readonly v1: boolean
+  readonly v1a: boolean
+}
+
+/** What was in a `webhook-signature` value that yielded no entry the verifier can check, for the error message. */
+export const describeSignatures = (header: string, checks: Checks = { v1: true, v1a: false }): string => {
   const entries = header.split(/[ \t]+/).filter((e) => e.length > 0)
-  const v1 = entries.filter((e) => e.startsWith("v1,")).length
-  if (v1 > 0) return `its ${v1} v1 entr${v1 === 1 ? "y is" : "ies are"} not the padded base64 of a 32-byte HMAC-SHA256 (44 characters)`
+  const count = (prefix: string) => entries.filter((e) => e.startsWith(prefix)).length
+  const v1 = count("v1,")
+  const v1a = count("v1a,")
+  if (checks.v1 && v1 > 0) return `its ${v1} v1 entr${v1 === 1 ? "y is" : "ies are"} not the padded base64 of a 32-byte HMAC-SHA256 (44 characters)`
+  if (checks.v1a && v1a > 0) {
+    return `its ${v1a} v1a entr${v1a === 1 ? "y is" : "ies are"} not the padded base64 of a 64-byte Ed25519 signature (88 characters)`
+  }
+  if (!checks.v1a && v1a > 0) {
+    return "it has only v1a (Ed25519) entries, which a whsec_ secret cannot check: verify with the subscription's public key " +
+      "(whpk_…, listed by GET /v1/webhooks/{id}/public-keys)"
+  }
+  if (!checks.v1 && v1 > 0) {
+    return "it has only v1 (HMAC) entries, which a whpk_ public key cannot check: the subscription signs with v1, so verify with " +
+      "its whsec_ secret, or rotate it to v1a"
+  }
+  const wanted = checks.v1 && checks.v1a ? "v1 or v1a" : checks.v1 ? "v1" : "v1a"
   const versions = [...new Set(entries.map((e) => e.split(/[,=]/, 1)[0]))].slice(0, 5)
-  if (header.includes("v1=")) return "it has no v1 entries (entries are written v1,<base64>, not v1=<hex>)"
-  return `it has no v1 entries${versions.length > 0 ? ` (versions found: ${versions.join(", ")})` : ""}`
+  if (header.includes("v1=")) return `it has no ${wanted} entries (entries are written v1,<base64>, not v1=<hex>)`
+  return `it has no ${wanted} entries${versions.length > 0 ? ` (versions found: ${versions.join(", ")})` : ""}`
 }

@@ -1,6 +1,6 @@
 /**
  * The entry point on runtimes with `node:crypto` (Node, Deno, Bun): native
- * HMAC on every path, keys prepared once per verifier.
+ * HMAC and Ed25519 on every path, keys prepared once per verifier.
  */
 import { nodeRuntime } from "./runtime/node.ts"
 import type { WebhookSecret } from "./secret.ts"
@@ -8,7 +8,7 @@ import { bindApi, WebhookWith, type WebhookOptions, type WebhooksApi } from "./v
 
 export * from "./common.ts"
 
-export const { createVerifier, sign, generateSecret }: WebhooksApi = bindApi(nodeRuntime)
+export const { createVerifier, sign, signAsync, generateSecret, generateKeyPair }: WebhooksApi = bindApi(nodeRuntime)
 
 /** Drop-in for the `standardwebhooks` library's `Webhook`. */
 export class Webhook extends WebhookWith {

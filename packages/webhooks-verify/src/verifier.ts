@@ -2,6 +2,7 @@ import { fail } from "./errors.ts"
 import type { WebhookEvent } from "./events.ts"
 import {
   describeSignatures,
+  ed25519Signatures,
   type HeadersLike,
   parseTimestamp,
   readSignedHeaders,
@@ -9,23 +10,53 @@ import {
   signatureOffsets,
   type WebhookHeaders
 } from "./headers.ts"
+import { encodeBase64 } from "./base64.ts"
 import { envelopeOf, messageOf, parseJson, type WebhookPayload } from "./payload.ts"
-import { decodeSecret, decodeSecrets, formatSecret, type WebhookSecret } from "./secret.ts"
+import {
+  decodeSecret,
+  decodeSigningKeys,
+  decodeVerifyingKeys,
+  formatKeyPair,
+  formatSecret,
+  type WebhookSecret
+} from "./secret.ts"
 
 /**
- * What verification needs from the runtime: HMAC-SHA256, random bytes and
- * UTF-8 decoding. `Key` is whatever the runtime prepares once per secret
- * (the key bytes, precomputed pad states, a `CryptoKey`), so each
- * verification only hashes the message.
+ * What verification needs from the runtime: HMAC-SHA256, Ed25519, random
+ * bytes and UTF-8 decoding. `Key`, `PublicKey` and `PrivateKey` are whatever
+ * the runtime prepares once per key (the key bytes, precomputed pad states,
+ * a `KeyObject`, a `CryptoKey`), so each verification only does the work of
+ * the message.
  */
-export interface Runtime<Key> {
+export interface Runtime<Key, PublicKey = unknown, PrivateKey = unknown> {
   importKey(raw: Uint8Array): Key
   /** The padded base64 of the HMAC-SHA256 of `prefix` (as UTF-8) followed by `message`. */
   hmac(key: Key, prefix: string, message: string | Uint8Array): string
   hmacAsync(key: Key, prefix: string, message: string | Uint8Array): Promise<string>
+  /** An Ed25519 public key from its 32 bytes. */
+  importPublicKey(raw: Uint8Array): PublicKey
+  /**
+   * Whether `signature` is the Ed25519 signature of `prefix` (as UTF-8)
+   * followed by `message`; absent where the runtime has no synchronous Ed25519.
+   */
+  verifyEd25519?(key: PublicKey, prefix: string, message: string | Uint8Array, signature: Uint8Array): boolean
+  verifyEd25519Async(key: PublicKey, prefix: string, message: string | Uint8Array, signature: Uint8Array): Promise<boolean>
+  /** An Ed25519 private key from its seed, with the public key it must match. */
+  importPrivateKey(seed: Uint8Array, publicKey: Uint8Array): PrivateKey
+  /** Absent where the runtime has no synchronous Ed25519. */
+  signEd25519?(key: PrivateKey, prefix: string, message: string | Uint8Array): Uint8Array
+  signEd25519Async(key: PrivateKey, prefix: string, message: string | Uint8Array): Promise<Uint8Array>
+  generateEd25519(): Promise<{ readonly seed: Uint8Array; readonly publicKey: Uint8Array }>
   randomBytes(size: number): Uint8Array
   /** UTF-8 with invalid sequences replaced by U+FFFD and a leading byte order mark dropped, as `Response.json()` reads a body. */
   decodeUtf8(bytes: Uint8Array): string
+}
+
+const noSyncEd25519 = (what: string): never => {
+  throw new TypeError(
+    `${what} is synchronous, and this runtime has no synchronous Ed25519 (v1a): use the async form ` +
+      "(verifyAsync, verifySignatureAsync, verifyRequest, signAsync), or the node:crypto entry on Node, Deno and Bun."
+  )
 }
 
 export interface VerifierOptions {
@@ -63,7 +94,9 @@ export interface WebhookVerifier {
   /**
    * Checks the signature and the timestamp, parses the body and checks it is
    * an event envelope whose `id` is the `webhook-id`. Synchronous: native
-   * `node:crypto` on Node, Deno and Bun; plain JavaScript elsewhere.
+   * `node:crypto` on Node, Deno and Bun; plain JavaScript elsewhere, for
+   * `v1` only (a verifier holding a `whpk_` key throws a `TypeError` there:
+   * use `verifyAsync`).
    */
   verify(payload: WebhookPayload, headers: WebhookHeaders): VerifiedWebhook
   /** `verify` on Web Crypto where the runtime has no `node:crypto`. */
@@ -84,8 +117,10 @@ interface Signed extends VerifiedSignature {
 interface Pending extends Signed {
   readonly prefix: string
   readonly header: string
-  /** Where each candidate v1 signature starts in `header`. */
+  /** Where each candidate v1 signature starts in `header` (none when the verifier holds no secret). */
   readonly offsets: ReadonlyArray<number>
+  /** The candidate v1a signatures (none when the verifier holds no public key). */
+  readonly ed25519: ReadonlyArray<Uint8Array>
 }
 
 export const defaultToleranceSeconds = 300
@@ -135,25 +170,35 @@ const checkTolerance = (timestamp: number, nowSeconds: number, tolerance: number
 const textOf = <Key>(runtime: Runtime<Key>, message: string | Uint8Array): string =>
   typeof message === "string" ? message : runtime.decodeUtf8(message)
 
-const noMatch = (pending: Pending, secrets: number): never => {
+const noMatch = (pending: Pending, secrets: number, publicKeys: number): never => {
   const hint = typeof pending.message === "string" && pending.message.startsWith("[object ")
     ? ` The payload is the string ${JSON.stringify(pending.message.slice(0, 20))}: an object was converted to a string; pass the raw body.`
     : " Check that the payload is the raw request body byte for byte (parsing and re-serializing JSON changes it) " +
-      "and that the secret is this endpoint's signing secret."
-  return fail(
-    "no_matching_signature",
-    `No signature in webhook-signature matches the payload (${plural(pending.offsets.length, "v1 entry", "v1 entries")} ` +
-      `checked against ${plural(secrets, "secret", "secrets")}).${hint}`
-  )
+      `and that the ${publicKeys === 0 ? "secret is this endpoint's signing secret" : secrets === 0 ? "public key is this endpoint's (after a rotation, fetch GET /v1/webhooks/{id}/public-keys again)" : "keys are this endpoint's"}.`
+  const checked = [
+    ...(secrets > 0 ? [`${plural(pending.offsets.length, "v1 entry", "v1 entries")} checked against ${plural(secrets, "secret", "secrets")}`] : []),
+    ...(publicKeys > 0
+      ? [`${plural(pending.ed25519.length, "v1a entry", "v1a entries")} checked against ${plural(publicKeys, "public key", "public keys")}`]
+      : [])
+  ]
+  return fail("no_matching_signature", `No signature in webhook-signature matches the payload (${checked.join("; ")}).${hint}`)
 }
 
 /** A verifier bound to one runtime's crypto. */
-export const makeVerifier = <Key>(
-  runtime: Runtime<Key>,
+export const makeVerifier = <Key, PublicKey>(
+  runtime: Runtime<Key, PublicKey>,
   secrets: WebhookSecret | ReadonlyArray<WebhookSecret>,
   options: VerifierOptions = {}
 ): WebhookVerifier & { readonly signed: (payload: unknown, headers: unknown) => Signed } => {
-  const keys = decodeSecrets(secrets).map((raw) => runtime.importKey(raw))
+  const decoded = decodeVerifyingKeys(secrets)
+  // Keys are imported once, here: a KeyObject or CryptoKey is not made again per delivery.
+  const keys: Array<Key> = []
+  const publicKeys: Array<PublicKey> = []
+  for (const key of decoded) {
+    if (key.kind === "secret") keys.push(runtime.importKey(key.raw))
+    else publicKeys.push(runtime.importPublicKey(key.raw))
+  }
+  const checks = { v1: keys.length > 0, v1a: publicKeys.length > 0 }
   const tolerance = toleranceOf(options.toleranceSeconds)
   const now = clockOf(options.now)
 
@@ -163,11 +208,12 @@ export const makeVerifier = <Key>(
     const timestamp = parseTimestamp(signed.timestamp)
     checkTolerance(timestamp, secondsOf(now), tolerance)
     const header = signed.signature
-    const offsets = signatureOffsets(header)
-    if (offsets.length === 0) {
-      fail("no_matching_signature", `The webhook-signature header has no usable signature: ${describeSignatures(header)}.`)
+    const offsets = checks.v1 ? signatureOffsets(header) : []
+    const ed25519 = checks.v1a ? ed25519Signatures(header) : []
+    if (offsets.length === 0 && ed25519.length === 0) {
+      fail("no_matching_signature", `The webhook-signature header has no usable signature: ${describeSignatures(header, checks)}.`)
     }
-    return { id: signed.id, timestamp, message, header, offsets, prefix: `${signed.id}.${signed.timestamp}.` }
+    return { id: signed.id, timestamp, message, header, offsets, ed25519, prefix: `${signed.id}.${signed.timestamp}.` }
   }
 
   const matches = (expected: string, p: Pending): boolean => {
@@ -178,19 +224,34 @@ export const makeVerifier = <Key>(
   }
 
   const signed = (payload: unknown, headers: unknown): Signed => {
+    if (checks.v1a && runtime.verifyEd25519 === undefined) noSyncEd25519("verify")
     const p = pending(payload, headers)
-    for (let i = 0; i < keys.length; i++) {
-      if (matches(runtime.hmac(keys[i]!, p.prefix, p.message), p)) return p
+    if (p.offsets.length > 0) {
+      for (let i = 0; i < keys.length; i++) {
+        if (matches(runtime.hmac(keys[i]!, p.prefix, p.message), p)) return p
+      }
     }
-    return noMatch(p, keys.length)
+    for (let s = 0; s < p.ed25519.length; s++) {
+      for (let k = 0; k < publicKeys.length; k++) {
+        if (runtime.verifyEd25519!(publicKeys[k]!, p.prefix, p.message, p.ed25519[s]!)) return p
+      }
+    }
+    return noMatch(p, keys.length, publicKeys.length)
   }
 
   const signedAsync = async (payload: unknown, headers: unknown): Promise<Signed> => {
     const p = pending(payload, headers)
-    for (const key of keys) {
-      if (matches(await runtime.hmacAsync(key, p.prefix, p.message), p)) return p
+    if (p.offsets.length > 0) {
+      for (const key of keys) {
+        if (matches(await runtime.hmacAsync(key, p.prefix, p.message), p)) return p
+      }
     }
-    return noMatch(p, keys.length)
+    for (const signature of p.ed25519) {
+      for (const key of publicKeys) {
+        if (await runtime.verifyEd25519Async(key, p.prefix, p.message, signature)) return p
+      }
+    }
+    return noMatch(p, keys.length, publicKeys.length)
   }
 
   const withEvent = (s: Signed): VerifiedWebhook => ({
@@ -260,27 +321,81 @@ const timestampOf = (timestamp: Date | number | undefined): number => {
   return timestamp
 }
 
-/** One `v1,<base64>` entry per secret, as the platform signs during rotation. */
-export const signWith = <Key>(
-  runtime: Runtime<Key>,
+interface Signing {
+  readonly id: string
+  readonly timestamp: string
+  readonly prefix: string
+  readonly message: string | Uint8Array
+}
+
+const signingOf = (input: SignInput): Signing => {
+  if (typeof input?.id !== "string" || input.id.length === 0) throw new TypeError("id must be a non-empty string")
+  const timestamp = String(timestampOf(input.timestamp))
+  return { id: input.id, timestamp, prefix: `${input.id}.${timestamp}.`, message: messageOf(input.payload) }
+}
+
+const headersOf = (s: Signing, entries: ReadonlyArray<string>): SignedHeaders => ({
+  "webhook-id": s.id,
+  "webhook-timestamp": s.timestamp,
+  "webhook-signature": entries.join(" ")
+})
+
+/**
+ * One entry per key, in the order given, as the platform signs during a
+ * rotation: `v1,<base64>` for a `whsec_` secret, `v1a,<base64>` for a
+ * `whsk_` private key.
+ */
+export const signWith = <Key, PublicKey, PrivateKey>(
+  runtime: Runtime<Key, PublicKey, PrivateKey>,
   secrets: WebhookSecret | ReadonlyArray<WebhookSecret>,
   input: SignInput
 ): SignedHeaders => {
-  if (typeof input?.id !== "string" || input.id.length === 0) throw new TypeError("id must be a non-empty string")
-  const keys = decodeSecrets(secrets).map((raw) => runtime.importKey(raw))
-  const message = messageOf(input.payload)
-  const timestamp = String(timestampOf(input.timestamp))
-  const prefix = `${input.id}.${timestamp}.`
-  return {
-    "webhook-id": input.id,
-    "webhook-timestamp": timestamp,
-    "webhook-signature": keys.map((key) => `v1,${runtime.hmac(key, prefix, message)}`).join(" ")
+  const keys = decodeSigningKeys(secrets)
+  const s = signingOf(input)
+  return headersOf(
+    s,
+    keys.map((key) => {
+      if (key.kind === "secret") return `v1,${runtime.hmac(runtime.importKey(key.raw), s.prefix, s.message)}`
+      if (runtime.signEd25519 === undefined) noSyncEd25519("sign")
+      return `v1a,${encodeBase64(runtime.signEd25519!(runtime.importPrivateKey(key.seed, key.publicKey), s.prefix, s.message))}`
+    })
+  )
+}
+
+export const signAsyncWith = async <Key, PublicKey, PrivateKey>(
+  runtime: Runtime<Key, PublicKey, PrivateKey>,
+  secrets: WebhookSecret | ReadonlyArray<WebhookSecret>,
+  input: SignInput
+): Promise<SignedHeaders> => {
+  const keys = decodeSigningKeys(secrets)
+  const s = signingOf(input)
+  const entries: Array<string> = []
+  for (const key of keys) {
+    entries.push(
+      key.kind === "secret"
+        ? `v1,${await runtime.hmacAsync(runtime.importKey(key.raw), s.prefix, s.message)}`
+        : `v1a,${encodeBase64(await runtime.signEd25519Async(runtime.importPrivateKey(key.seed, key.publicKey), s.prefix, s.message))}`
+    )
   }
+  return headersOf(s, entries)
 }
 
 export const secretBytes = 32
 
 export const generateSecretWith = <Key>(runtime: Runtime<Key>): string => formatSecret(runtime.randomBytes(secretBytes))
+
+/** A `v1a` key pair as the platform formats one: for testing handlers that verify with a public key. */
+export interface WebhookKeyPair {
+  /** `whsk_` + base64 of the 32-byte seed and the 32-byte public key. */
+  readonly privateKey: string
+  /** `whpk_` + base64 of the 32-byte public key. */
+  readonly publicKey: string
+}
+
+export const generateKeyPairWith = async <Key>(runtime: Runtime<Key>): Promise<WebhookKeyPair> => {
+  const { publicKey, seed } = await runtime.generateEd25519()
+  return formatKeyPair(seed, publicKey)
+}
 
 /** Options of the `Webhook` class: the reference library's, plus the tolerance and the clock. */
 export interface WebhookOptions extends VerifierOptions {
@@ -305,16 +420,23 @@ const rawKey = (secret: unknown): Uint8Array => {
 
 /**
  * The shape of the `standardwebhooks` library's `Webhook`, on this package's
- * verification. Each entry point binds it to its runtime's crypto.
+ * verification. Each entry point binds it to its runtime's crypto. Besides a
+ * `whsec_` secret it takes a `whpk_` public key, which verifies `v1a`
+ * deliveries and cannot sign.
  */
 export class WebhookWith {
   readonly #runtime: Runtime<unknown>
-  readonly #key: Uint8Array
-  readonly #verifier: ReturnType<typeof makeVerifier<unknown>>
+  readonly #key: Uint8Array | string
+  readonly #verifier: ReturnType<typeof makeVerifier<unknown, unknown>>
 
   constructor(runtime: Runtime<unknown>, secret: WebhookSecret, options?: WebhookOptions) {
     this.#runtime = runtime
-    this.#key = options?.format === "raw" ? rawKey(secret) : decodeSecret(secret)
+    if (options?.format === "raw") {
+      this.#key = rawKey(secret)
+    } else {
+      const [key] = decodeVerifyingKeys(secret)
+      this.#key = key!.kind === "public" ? secret as string : decodeSecret(secret)
+    }
     this.#verifier = makeVerifier(runtime, this.#key, options)
   }
 
@@ -326,7 +448,7 @@ export class WebhookWith {
     return text === "" ? undefined : parseJson(text)
   }
 
-  /** The `webhook-signature` value for this message: `v1,<base64>`. */
+  /** The `webhook-signature` value for this message: `v1,<base64>`. A public key cannot sign (`wrong_key_kind`). */
   sign(msgId: string, timestamp: Date, payload: WebhookPayload): string {
     return signWith(this.#runtime, this.#key, { id: msgId, timestamp, payload })["webhook-signature"]
   }
@@ -334,16 +456,29 @@ export class WebhookWith {
 
 /** The functions of an entry point, bound to its runtime's crypto. */
 export interface WebhooksApi {
-  /** A verifier for one secret, or several while the receiver rotates its own. */
+  /**
+   * A verifier for `whsec_` secrets (`v1`) and `whpk_` public keys (`v1a`):
+   * one, or several while keys rotate.
+   */
   readonly createVerifier: (secrets: WebhookSecret | ReadonlyArray<WebhookSecret>, options?: VerifierOptions) => WebhookVerifier
-  /** Signs a payload as the platform does, one entry per secret: for testing handlers. */
+  /**
+   * Signs a payload as the platform does, one entry per key (`v1` for a
+   * `whsec_` secret, `v1a` for a `whsk_` private key): for testing handlers.
+   * `v1a` needs `node:crypto`; elsewhere use `signAsync`.
+   */
   readonly sign: (secrets: WebhookSecret | ReadonlyArray<WebhookSecret>, input: SignInput) => SignedHeaders
+  /** `sign`, on Web Crypto where the runtime has no `node:crypto`. */
+  readonly signAsync: (secrets: WebhookSecret | ReadonlyArray<WebhookSecret>, input: SignInput) => Promise<SignedHeaders>
   /** A new signing secret: `whsec_` and the base64 of 32 random bytes. */
   readonly generateSecret: () => string
+  /** A new `v1a` key pair (`whsk_…`, `whpk_…`), for testing handlers. */
+  readonly generateKeyPair: () => Promise<WebhookKeyPair>
 }
 
-export const bindApi = <Key>(runtime: Runtime<Key>): WebhooksApi => ({
+export const bindApi = <Key, PublicKey, PrivateKey>(runtime: Runtime<Key, PublicKey, PrivateKey>): WebhooksApi => ({
   createVerifier: (secrets, options) => makeVerifier(runtime, secrets, options),
   sign: (secrets, input) => signWith(runtime, secrets, input),
-  generateSecret: () => generateSecretWith(runtime)
+  signAsync: (secrets, input) => signAsyncWith(runtime, secrets, input),
+  generateSecret: () => generateSecretWith(runtime as Runtime<Key>),
+  generateKeyPair: () => generateKeyPairWith(runtime as Runtime<Key>)
 })

@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { extname, join, normalize } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
+import { connectBrowser } from "@opsplatform/testing/browser"
 import * as Node from "../src/node.ts"
-import { body, event, eventId, secret } from "./support.ts"
+import { body, ed25519Headers, event, eventId, publicKey, secret } from "./support.ts"
 
 /**
  * The built ESM entry for browsers, loaded by headless Chromium from a
@@ -47,7 +47,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  browser = await chromium.launch(chromiumLaunchOptions())
+  browser = await connectBrowser()
   tab = await browser.newPage()
   // Counts Web Crypto HMACs, so the test knows which path ran.
   await tab.addInitScript(() => {
@@ -77,11 +77,12 @@ interface PageResult {
   readonly subtleSignCalls: number
 }
 
-/** Runs `createVerifier(secret)[method](payload, headers)` in the page, the payload given as a string or byte values. */
+/** Runs `createVerifier(key)[method](payload, headers)` in the page, the payload given as a string or byte values. */
 const verifyInPage = (
   method: "verifyAsync" | "verify" | "verifyRequest",
   payload: string | Array<number>,
-  headers: Record<string, string>
+  headers: Record<string, string>,
+  key: string = secret
 ): Promise<PageResult> =>
   tab.evaluate(async ({ method, payload, headers, secret }) => {
     const api = (globalThis as unknown as { webhooks: typeof Node }).webhooks
@@ -98,7 +99,7 @@ const verifyInPage = (
       const e = error as { name: string; code: string }
       return { ok: false, name: e.name, code: e.code, subtleSignCalls: counter.subtleSignCalls - before }
     }
-  }, { method, payload, headers, secret })
+  }, { method, payload, headers, secret: key })
 
 const signedNow = (payload: string | Uint8Array, offsetSeconds = 0) =>
   Node.sign(secret, { id: eventId, payload, timestamp: Math.floor(Date.now() / 1000) + offsetSeconds })
@@ -133,6 +134,16 @@ describe("in headless Chromium", () => {
   it("verifies synchronously in plain JavaScript, without Web Crypto", async () => {
     const result = await verifyInPage("verify", body, { ...signedNow(body) })
     expect(result).toMatchObject({ ok: true, value: { id: eventId, event }, subtleSignCalls: 0 })
+  })
+
+  it("verifies v1a with a whpk_ public key on the page's Web Crypto Ed25519, asynchronously only", async () => {
+    const at = Math.floor(Date.now() / 1000)
+    const headers = ed25519Headers({ timestamp: at })
+    expect(await verifyInPage("verifyAsync", body, headers, publicKey)).toMatchObject({ ok: true, value: { id: eventId, event } })
+    expect(await verifyInPage("verifyRequest", body, headers, publicKey)).toMatchObject({ ok: true, value: { id: eventId } })
+    const tampered = await verifyInPage("verifyAsync", body.replace("12", "13"), headers, publicKey)
+    expect(tampered).toMatchObject({ ok: false, name: "WebhookVerificationError", code: "no_matching_signature" })
+    expect(await verifyInPage("verify", body, headers, publicKey)).toMatchObject({ ok: false, name: "TypeError" })
   })
 
   it("signs in the page what Node verifies", async () => {

@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest"
 import { type WebhookErrorCode, webhookErrorCodes, WebhookVerificationError } from "../src/node.ts"
-import { body, caught, type Entry, entries, eventId, now, nowSeconds, secret, signedHeaders } from "./support.ts"
+import {
+  body,
+  caught,
+  ed25519Headers,
+  type Entry,
+  entries,
+  eventId,
+  now,
+  nowSeconds,
+  otherEdPair,
+  privateKey,
+  publicKey,
+  secret,
+  signedHeaders
+} from "./support.ts"
 
 interface Case {
   readonly name: string
@@ -48,6 +62,27 @@ const cases: ReadonlyArray<Case> = [
     code: "invalid_secret",
     message: /list of secrets is empty/,
     run: (api) => api.createVerifier([])
+  },
+  {
+    name: "a public key cut short",
+    code: "invalid_secret",
+    message: /public key after whpk_ is 16 bytes; an Ed25519 public key is 32/,
+    run: (api) => api.createVerifier(`whpk_${Buffer.alloc(16).toString("base64")}`)
+  },
+  {
+    name: "a private key given to a verifier",
+    code: "wrong_key_kind",
+    message: /private signing key \(whsk_…\), which only the sender holds; a receiver verifies with the public key \(whpk_…\)/,
+    run: (api) => api.createVerifier([secret, privateKey])
+  },
+  {
+    name: "a public key given to sign",
+    code: "wrong_key_kind",
+    message: /A public key \(whpk_…\) verifies signatures but cannot make them/,
+    run: (api, mode) => {
+      const input = { id: eventId, payload: body, timestamp: nowSeconds }
+      return mode === "sync" ? api.sign(publicKey, input) : api.signAsync(publicKey, input)
+    }
   },
   {
     name: "a missing webhook-signature",
@@ -126,6 +161,25 @@ const cases: ReadonlyArray<Case> = [
     code: "no_matching_signature",
     message: /No signature in webhook-signature matches the payload \(1 v1 entry checked against 1 secret\)\. Check that the payload is the raw request body/,
     run: (api, mode) => verifyWith(api, mode, body, signedHeaders({ keys: [new Uint8Array(32)] }))
+  },
+  {
+    name: "a v1a signature made with another key",
+    code: "no_matching_signature",
+    message: /\(1 v1a entry checked against 1 public key\)\. .*fetch GET \/v1\/webhooks\/\{id\}\/public-keys again/,
+    // Ed25519 is asynchronous where node:crypto is missing; the async form serves both modes here.
+    run: (api) => api.createVerifier(publicKey, { now }).verifyAsync(body, ed25519Headers({ secretKeys: [otherEdPair.secretKey] }))
+  },
+  {
+    name: "a v1a-only delivery checked against a secret",
+    code: "no_matching_signature",
+    message: /no usable signature: it has only v1a \(Ed25519\) entries, which a whsec_ secret cannot check/,
+    run: (api, mode) => verifyWith(api, mode, body, ed25519Headers())
+  },
+  {
+    name: "a v1-only delivery checked against a public key",
+    code: "no_matching_signature",
+    message: /no usable signature: it has only v1 \(HMAC\) entries, which a whpk_ public key cannot check/,
+    run: (api) => api.createVerifier(publicKey, { now }).verifyAsync(body, signedHeaders())
   },
   {
     name: "an object turned into a string",

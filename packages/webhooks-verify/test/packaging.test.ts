@@ -85,7 +85,17 @@ describe("the built files", () => {
     for (const api of [cjs, esm, portable, require(join(root, "dist/cjs/index.js"))]) {
       expect(api.createVerifier(secret, { now }).verify(body, signedHeaders()).id).toBe(eventId)
       expect(Object.keys(api).sort()).toEqual(
-        ["Webhook", "WebhookVerificationError", "createVerifier", "defaultToleranceSeconds", "generateSecret", "sign", "webhookErrorCodes"]
+        [
+          "Webhook",
+          "WebhookVerificationError",
+          "createVerifier",
+          "defaultToleranceSeconds",
+          "generateKeyPair",
+          "generateSecret",
+          "sign",
+          "signAsync",
+          "webhookErrorCodes"
+        ]
       )
     }
     // The CommonJS and ESM builds are two copies of the error class; instanceof still holds across them.

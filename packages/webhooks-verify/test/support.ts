@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto"
+import nacl from "tweetnacl"
 import * as Portable from "../src/index.ts"
 import * as Node from "../src/node.ts"
 
@@ -70,4 +71,40 @@ export const caught = async (run: () => unknown): Promise<Error & { code?: strin
     return error as Error & { code?: string }
   }
   throw new Error("expected an error, none was thrown")
+}
+
+/**
+ * A fixed Ed25519 key pair for `v1a`, made by TweetNaCl (an implementation
+ * independent of the package's node:crypto and Web Crypto): `whsk_` is the
+ * 64-byte seed‖public key, `whpk_` the 32-byte public key.
+ */
+export const edPair = nacl.sign.keyPair.fromSeed(Uint8Array.from({ length: 32 }, (_, i) => 200 - i))
+export const privateKey = `whsk_${Buffer.from(edPair.secretKey).toString("base64")}`
+export const publicKey = `whpk_${Buffer.from(edPair.publicKey).toString("base64")}`
+export const otherEdPair = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(9))
+export const otherPublicKey = `whpk_${Buffer.from(otherEdPair.publicKey).toString("base64")}`
+
+/** TweetNaCl's Ed25519 signature of `{id}.{timestamp}.{body}`, base64. */
+export const referenceEd25519 = (
+  secretKey: Uint8Array,
+  id: string,
+  timestamp: number | string,
+  payload: string | Uint8Array
+): string => {
+  const prefix = Buffer.from(`${id}.${timestamp}.`)
+  return Buffer.from(nacl.sign.detached(Buffer.concat([prefix, Buffer.from(payload)]), secretKey)).toString("base64")
+}
+
+/** Headers of a `v1a` delivery signed by TweetNaCl, one entry per secret key given. */
+export const ed25519Headers = (
+  options: { id?: string; timestamp?: number | string; payload?: string | Uint8Array; secretKeys?: ReadonlyArray<Uint8Array> } = {}
+) => {
+  const id = options.id ?? eventId
+  const timestamp = options.timestamp ?? nowSeconds
+  const payload = options.payload ?? body
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": (options.secretKeys ?? [edPair.secretKey]).map((k) => `v1a,${referenceEd25519(k, id, timestamp, payload)}`).join(" ")
+  }
 }

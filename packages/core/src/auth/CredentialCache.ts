@@ -32,7 +32,7 @@ export interface CacheSettings {
   readonly announceGraceMs: number
 }
 
-export const defaultCacheSettings: CacheSettings = { ttlMs: 30_000, maxEntries: 10_000, announceWaitMs: 1_000, announceGraceMs: 5 }
+export const defaultCacheSettings: CacheSettings = { ttlMs: 30_000, maxEntries: 10_000, announceWaitMs: 1_000, announceGraceMs: 50 }
 
 /** How many heard ids are remembered for revocations waiting on them. */
 const HEARD_KEPT = 10_000

@@ -11,14 +11,18 @@ export const DEFAULT_ANAF_URL = "https://webservicesp.anaf.ro"
 
 /** ANAF's published limits: at most 100 CUIs a request, at most one request a second. */
 export const MAX_CUIS_PER_REQUEST = 100
-export const ANAF_RATE: RatePolicy = { name: "anaf", limit: 1, windowSeconds: 1 }
+export const ANAF_REQUESTS_PER_SECOND = 1
 const RATE_KEY = "fiscal-registry:anaf"
 
+/** The limit shared by every process on the database: `requestsPerSecond` requests in any one-second window. */
+export const anafRate = (requestsPerSecond: number): RatePolicy => ({ name: "anaf", limit: requestsPerSecond, windowSeconds: 1 })
+
 /**
- * The spacing of one process's own requests: the limit plus a margin, since
- * ANAF counts arrivals and a request can reach it faster than the one before.
+ * The spacing of one process's own requests: the limit's interval plus a
+ * tenth, since ANAF counts arrivals and a request can reach it faster than
+ * the one before (1 100 ms at ANAF's one request a second).
  */
-export const LOCAL_SPACING_MS = 1100
+export const localSpacingMs = (requestsPerSecond: number) => Math.ceil(1100 / requestsPerSecond)
 
 export interface AnafOptions {
   /** Base address, e.g. https://webservicesp.anaf.ro (the path is appended). */
@@ -29,6 +33,8 @@ export interface AnafOptions {
   readonly retries?: number | undefined
   /** The first retry's delay; each next one doubles it (default 1 s). */
   readonly retryBase?: Duration.Input | undefined
+  /** Requests a second the registry accepts (default ANAF's published 1). */
+  readonly requestsPerSecond?: number | undefined
 }
 
 /** A failure worth another attempt. */
@@ -38,7 +44,7 @@ class Transient extends Schema.TaggedError<Transient>()("Transient", { reason: S
  * The ANAF adapter of the fiscal registry. Requests carry at most 100 CUIs
  * and start at least a second apart across every process sharing the
  * database (the `RateLimiter` PostgreSQL layer, key `fiscal-registry:anaf`),
- * and `LOCAL_SPACING_MS` apart within one process. A 5xx, a 429, a timeout or
+ * and `localSpacingMs` apart within one process. A 5xx, a 429, a timeout or
  * a connection error is retried with exponential backoff; anything else, or
  * the last retry failing, makes the lookup fail as `RegistryUnavailable`.
  */
@@ -49,18 +55,21 @@ export const make = (options: AnafOptions) =>
     const endpoint = options.url.replace(/\/+$/, "") + ANAF_TVA_PATH
     const timeout = options.timeout ?? "30 seconds"
     const retries = options.retries ?? 3
+    const requestsPerSecond = options.requestsPerSecond ?? ANAF_REQUESTS_PER_SECOND
+    const rate = anafRate(requestsPerSecond)
+    const spacingMs = localSpacingMs(requestsPerSecond)
     const pacing = yield* Semaphore.make(1)
     let lastStartMs = Number.NEGATIVE_INFINITY
 
     /** Waits for this request's turn: the process's own spacing, then a slot of the shared limit. */
     const turn = pacing.withPermits(1)(Effect.gen(function*() {
       for (;;) {
-        const wait = lastStartMs + LOCAL_SPACING_MS - (yield* Clock.currentTimeMillis)
+        const wait = lastStartMs + spacingMs - (yield* Clock.currentTimeMillis)
         if (wait > 0) {
           yield* Effect.sleep(Duration.millis(wait))
           continue
         }
-        const decision = yield* limiter.consume(RATE_KEY, ANAF_RATE)
+        const decision = yield* limiter.consume(RATE_KEY, rate)
         if (decision.allowed) {
           lastStartMs = yield* Clock.currentTimeMillis
           return

@@ -243,7 +243,7 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo, TenantScoped<{
             SELECT c.id, c.subscription_id, c.event_id, c.event_type, c.attempts, c.attempt_count, c.claim_token,
               json_build_object('organizationId', c.organization_id, 'environment', c.environment) AS tenant,
               c.previous_status = 'sending' AS reclaimed, e.payload, s.url,
-              COALESCE((SELECT json_agg(json_build_object('id', w.id, 'sealed', w.sealed) ORDER BY w.created_at DESC, w.id DESC)
+              COALESCE((SELECT json_agg(json_build_object('id', w.id, 'scheme', w.scheme, 'sealed', w.sealed) ORDER BY w.created_at DESC, w.id DESC)
                 FROM webhook_secrets w
                 WHERE w.subscription_id = c.subscription_id AND (w.expires_at IS NULL OR w.expires_at > ${now})), '[]'::json) AS secrets
             FROM claimed c

@@ -1,5 +1,5 @@
 import { Clock, Context, Duration, Effect, Exit, Latch, Layer, Queue, Random, Result, Scope } from "effect"
-import { Mac } from "effect/crypto"
+import { Mac, Signature } from "effect/crypto"
 import { orLog } from "../shared/logging.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { isoFromMillis as iso } from "../shared/time.ts"
@@ -9,7 +9,7 @@ import { type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome, Webhook
 import { afterAttempt, attemptBudget, type AttemptResult, parseRetryAfter } from "./rules.ts"
 import { SecretBox } from "./SecretBox.ts"
 import { WebhookSettings } from "./settings.ts"
-import { macKey, secretContext, signatureHeader } from "./signing.ts"
+import { secretContext, signatureHeader, type SigningKey, signingKey } from "./signing.ts"
 import { type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
 
 /** Most outcomes one record statement writes, and how long a small batch waits for company. */
@@ -38,26 +38,26 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
   static readonly layer: Layer.Layer<
     DeliveryWorker,
     never,
-    DeliveryRepo | WebhookTransport | SecretBox | Mac.Mac | Ids | DeliverySignal
+    DeliveryRepo | WebhookTransport | SecretBox | Mac.Mac | Signature.Signature | Ids | DeliverySignal
   > = Layer.effect(
     DeliveryWorker,
     Effect.gen(function*() {
       const repo = yield* DeliveryRepo
       const transport = yield* WebhookTransport
       const box = yield* SecretBox
-      const mac = yield* Mac.Mac
+      const crypto = yield* Effect.context<Mac.Mac | Signature.Signature>()
       const ids = yield* Ids
       const signal = yield* DeliverySignal
       const settings = yield* WebhookSettings
       const encoder = new TextEncoder()
 
-      // Secrets never change once written, so an opened key stays good for its id.
-      const keys = new Map<string, Mac.Key>()
-      const keyOf = (secret: { readonly id: string; readonly sealed: string }) => {
+      // Keys never change once written, so an opened key stays good for its id.
+      const keys = new Map<string, SigningKey>()
+      const keyOf = (secret: ClaimedDelivery["secrets"][number]) => {
         const cached = keys.get(secret.id)
         if (cached !== undefined) return Effect.succeed(cached)
         return box.open(secret.sealed, secretContext(secret.id)).pipe(
-          Effect.flatMap(macKey),
+          Effect.flatMap((opened) => signingKey(secret.scheme, opened)),
           Effect.tap((key) =>
             Effect.sync(() => {
               if (keys.size >= 10_000) keys.clear()
@@ -104,10 +104,9 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
           const sent = yield* Effect.gen(function*() {
             const signingKeys = yield* Effect.forEach(claimed.secrets, keyOf)
             if (signingKeys.length === 0) return yield* Effect.die(new Error("the subscription has no valid signing secret"))
-            const signature = yield* Effect.provideService(
+            const signature = yield* Effect.provideContext(
               signatureHeader(signingKeys, claimed.eventId, timestamp, body),
-              Mac.Mac,
-              mac
+              crypto
             )
             return yield* transport.send({
               url: claimed.url,

@@ -17,10 +17,18 @@ export const SubscriptionRow = StoredSubscription.mapFields(Struct.assign({
 
 export const SecretRow = StoredSecret.mapFields(Struct.assign({ created_at: Timestamp, expires_at: NullableTimestamp }))
 
+/** A column of the subscription's current key (the newest one without an expiry). */
+const currentKey = (sql: SqlClient.SqlClient, column: "scheme" | "public_key") =>
+  sql`(SELECT w.${sql(column)} FROM webhook_secrets w
+    WHERE w.subscription_id = webhook_subscriptions.id AND w.expires_at IS NULL
+    ORDER BY w.created_at DESC, w.id DESC LIMIT 1)`
+
 /**
- * Storage port for webhook subscriptions and their signing secrets (sealed).
- * A subscription has one current secret (`expires_at` null) and, after
- * rotations, older ones that stay valid until their `expires_at`. Secrets
+ * Storage port for webhook subscriptions and their signing keys: `v1`
+ * secrets and `v1a` private keys, sealed, with a `v1a` key's public key.
+ * A subscription has one current key (`expires_at` null), whose scheme is
+ * the subscription's, and, after rotations, older ones (of either scheme)
+ * that stay valid until their `expires_at`. Secrets
  * carry no tenant of their own: each is reached through its subscription, so
  * a secret of another tenant's subscription is neither read nor written.
  */
@@ -61,8 +69,10 @@ export class WebhookRepo extends Context.Service<WebhookRepo, TenantScoped<{
         row: SubscriptionRow,
         select: (sql) =>
           sql`*, (SELECT max(w.expires_at) FROM webhook_secrets w
-            WHERE w.subscription_id = webhook_subscriptions.id) AS latest_secret_expiry`,
-        readOnly: ["latest_secret_expiry"],
+            WHERE w.subscription_id = webhook_subscriptions.id) AS latest_secret_expiry,
+            COALESCE(${currentKey(sql, "scheme")}, 'v1') AS signing_scheme,
+            ${currentKey(sql, "public_key")} AS public_key`,
+        readOnly: ["latest_secret_expiry", "signing_scheme", "public_key"],
         fixed: ["created_at"]
       })
       const secrets = table(sql, { name: "webhook_secrets", row: SecretRow })

@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { SecureRandom } from "effect/crypto"
+import { SecureRandom, Signature } from "effect/crypto"
 import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
@@ -14,12 +14,15 @@ import { checkWebhookUrl, isIpLiteral, isPublicAddress } from "./destinations.ts
 import {
   DEFAULT_ROTATION_GRACE_SECONDS,
   type DeliveryFilter,
+  type SigningScheme,
+  type StoredSecret,
   type StoredSubscription,
   type WebhookAttempt,
   type WebhookDelivery,
   WebhookDeliveryId,
   WebhookSecretId,
   type WebhookEventType,
+  type WebhookPublicKey,
   type WebhookRedeliver,
   type WebhookSecretRotate,
   type WebhookSubscription,
@@ -33,7 +36,7 @@ import { redeliverDecision } from "./rules.ts"
 import { publishTo } from "./fanOut.ts"
 import { SecretBox } from "./SecretBox.ts"
 import { WebhookSettings } from "./settings.ts"
-import { generateSecret, secretContext } from "./signing.ts"
+import { generateKeyPair, generateSecret, secretContext } from "./signing.ts"
 import { WebhookRepo } from "./WebhookRepo.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
@@ -64,6 +67,8 @@ export class Webhooks extends Context.Service<Webhooks, {
     id: string,
     input: WebhookSecretRotate
   ) => Effect.Effect<WebhookSubscriptionWithSecret, NotFound>
+  /** The public keys deliveries are signed for now (`v1a` keys not yet expired), newest first. */
+  readonly publicKeys: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<WebhookPublicKey>, NotFound>
   readonly sendTest: (tenant: Tenant, id: string) => Effect.Effect<WebhookTestResult, NotFound | Conflict>
   readonly listDeliveries: (
     tenant: Tenant,
@@ -97,6 +102,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     | WebhookTransport
     | DeliverySignal
     | SecureRandom.SecureRandom
+    | Signature.Signature
   > = Layer.effect(
     Webhooks,
     Effect.gen(function*() {
@@ -109,7 +115,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const transport = yield* WebhookTransport
       const signal = yield* DeliverySignal
       const settings = yield* WebhookSettings
-      const random = yield* SecureRandom.SecureRandom
+      const keyCrypto = yield* Effect.context<SecureRandom.SecureRandom | Signature.Signature>()
 
       const nowMs = Clock.currentTimeMillis
 
@@ -146,17 +152,29 @@ export class Webhooks extends Context.Service<Webhooks, {
         return checked.url
       })
 
-      /** A fresh secret, sealed before any transaction opens; `stored` places it on its subscription. */
-      const newSecret = Effect.fnUntraced(function*(at: string) {
-        const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)
+      /**
+       * A fresh key of the scheme, sealed before any transaction opens: a `v1`
+       * secret (shown once, as `secret`) or a `v1a` key pair (the private key
+       * is sealed and never shown; `public_key` is). `stored` places it on its
+       * subscription.
+       */
+      const newSecret = Effect.fnUntraced(function*(at: string, scheme: SigningScheme) {
+        const generated = scheme === "v1"
+          ? { secret: yield* Effect.provideContext(generateSecret, keyCrypto), public_key: null }
+          : yield* Effect.map(Effect.provideContext(generateKeyPair, keyCrypto), (pair) => ({
+            secret: pair.privateKey,
+            public_key: pair.publicKey
+          }))
         const id = yield* newId(ids, WebhookSecretId)
-        const sealed = yield* box.seal(secret, secretContext(id))
+        const sealed = yield* box.seal(generated.secret, secretContext(id))
         return {
-          secret,
-          stored: (subscriptionId: WebhookSubscriptionId) => ({
+          shown: { secret: scheme === "v1" ? generated.secret : null, signing_scheme: scheme, public_key: generated.public_key },
+          stored: (subscriptionId: WebhookSubscriptionId): StoredSecret => ({
             id,
             subscription_id: subscriptionId,
+            scheme,
             sealed,
+            public_key: generated.public_key,
             created_at: at,
             expires_at: null
           })
@@ -179,6 +197,7 @@ export class Webhooks extends Context.Service<Webhooks, {
           const url = yield* checkUrl(tenant, input.url)
           const now = yield* nowMs
           const at = iso(now)
+          const { shown, stored } = yield* newSecret(at, input.signing_scheme ?? "v1")
           const subscription: StoredSubscription = {
             id: yield* newId(ids, WebhookSubscriptionId),
             url,
@@ -186,15 +205,16 @@ export class Webhooks extends Context.Service<Webhooks, {
             event_types: input.event_types,
             enabled: true,
             disabled_reason: null,
+            signing_scheme: shown.signing_scheme,
+            public_key: shown.public_key,
             created_at: at,
             updated_at: at,
             latest_secret_expiry: null
           }
-          const { secret, stored } = yield* newSecret(at)
           yield* tx.withTransaction(
             Effect.andThen(repo.insert(tenant, subscription), repo.insertSecret(tenant, stored(subscription.id)))
           )
-          return { ...toApi(subscription, now), secret }
+          return { ...toApi(subscription, now), secret: shown.secret }
         }),
         get: Effect.fn("Webhooks.get")(function*(tenant, id) {
           const row = yield* find(tenant, id)
@@ -233,15 +253,31 @@ export class Webhooks extends Context.Service<Webhooks, {
         rotateSecret: Effect.fn("Webhooks.rotateSecret")(function*(tenant, id, input) {
           const now = yield* nowMs
           const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS
-          const { secret, stored } = yield* newSecret(iso(now))
+          // The key is made before the transaction; without a scheme asked for, it keeps the current one.
+          const scheme = input.signing_scheme ?? (yield* find(tenant, id)).signing_scheme
+          const { shown, stored } = yield* newSecret(iso(now), scheme)
           return yield* tx.withTransaction(Effect.gen(function*() {
             const current = yield* find(tenant, id)
             const retireAt = iso(now + grace * 1000)
             yield* repo.retireSecrets(tenant, current.id, retireAt, iso(now), MAX_RETIRING_SECRETS)
             yield* repo.insertSecret(tenant, stored(current.id))
-            const row = { ...current, latest_secret_expiry: retireAt }
-            return { ...toApi(row, now), secret }
+            const row: StoredSubscription = {
+              ...current,
+              signing_scheme: shown.signing_scheme,
+              public_key: shown.public_key,
+              latest_secret_expiry: retireAt
+            }
+            return { ...toApi(row, now), secret: shown.secret }
           }))
+        }),
+        publicKeys: Effect.fn("Webhooks.publicKeys")(function*(tenant, id) {
+          const subscription = yield* find(tenant, id)
+          const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
+          return active.flatMap((key) =>
+            key.scheme === "v1a" && key.public_key !== null
+              ? [{ id: key.id, public_key: key.public_key, created_at: key.created_at, expires_at: key.expires_at }]
+              : []
+          )
         }),
         sendTest: Effect.fn("Webhooks.sendTest")(function*(tenant, id) {
           const subscription = yield* find(tenant, id)

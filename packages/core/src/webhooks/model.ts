@@ -24,6 +24,16 @@ export type WebhookSecretId = typeof WebhookSecretId.Type
 export const WebhookAttemptId = Uuid.pipe(Schema.brand("WebhookAttemptId"))
 export type WebhookAttemptId = typeof WebhookAttemptId.Type
 
+/**
+ * How deliveries are signed (Standard Webhooks): `v1` is HMAC-SHA256 with a
+ * shared `whsec_` secret; `v1a` is Ed25519, signed with a private `whsk_` key
+ * the platform keeps and verified with the public `whpk_` key.
+ */
+export const SigningScheme = Schema.Literals(["v1", "v1a"]).annotate({
+  description: "`v1`: HMAC-SHA256 with a shared `whsec_` secret. `v1a`: Ed25519; receivers verify with the public `whpk_` key"
+})
+export type SigningScheme = typeof SigningScheme.Type
+
 export const MAX_URL_LENGTH = 2048
 export const MAX_DESCRIPTION_LENGTH = 500
 
@@ -46,6 +56,12 @@ export const WebhookSubscription = Schema.Struct({
   event_types: EventTypes,
   enabled: Schema.Boolean,
   disabled_reason: Schema.NullOr(DisabledReason),
+  /** The scheme of the current signing key. */
+  signing_scheme: SigningScheme,
+  public_key: Schema.NullOr(Schema.String).annotate({
+    description: "With `v1a`, the current public key (`whpk_` + base64 of the 32-byte Ed25519 key); `null` with `v1`. " +
+      "GET /v1/webhooks/{id}/public-keys lists every key deliveries are signed with"
+  }),
   /** While a rotated-out secret is still valid, when it stops being used; `null` otherwise. */
   previous_secret_expires_at: Schema.NullOr(IsoDateTime),
   created_at: IsoDateTime,
@@ -53,9 +69,15 @@ export const WebhookSubscription = Schema.Struct({
 }).annotate({ identifier: "WebhookSubscription" })
 export type WebhookSubscription = typeof WebhookSubscription.Type
 
-/** A subscription with its signing secret: returned once, on creation and on rotation. */
+/**
+ * A subscription with its signing secret: returned once, on creation and on
+ * rotation. A `v1a` key's private half never leaves the platform, so there is
+ * no secret to show: the receiver verifies with `public_key`.
+ */
 export const WebhookSubscriptionWithSecret = WebhookSubscription.mapFields(Struct.assign({
-  secret: Schema.String.annotate({ description: "The signing secret, `whsec_` + base64. Shown only in this response." })
+  secret: Schema.NullOr(Schema.String).annotate({
+    description: "With `v1`, the signing secret, `whsec_` + base64, shown only in this response; `null` with `v1a` (verify with `public_key`)"
+  })
 })).annotate({ identifier: "WebhookSubscriptionWithSecret" })
 export type WebhookSubscriptionWithSecret = typeof WebhookSubscriptionWithSecret.Type
 
@@ -63,6 +85,7 @@ export type WebhookSubscriptionWithSecret = typeof WebhookSubscriptionWithSecret
  * A subscription as stored. `latest_secret_expiry` is read from its secrets
  * (when the latest rotated-out one expires, if any) and never written; the
  * resource shows it as `previous_secret_expires_at` while it lies ahead.
+ * `signing_scheme` and `public_key` are read from its current secret too.
  */
 export const StoredSubscription = WebhookSubscription.mapFields(Struct.omit(["previous_secret_expires_at"])).mapFields(
   Struct.assign({ latest_secret_expiry: Schema.NullOr(IsoDateTime) })
@@ -80,7 +103,9 @@ const Editable = WebhookSubscription.mapFields(Struct.pick(["url", "event_types"
 
 export const WebhookSubscriptionCreate = Editable.mapFields(Struct.pick(["url", "event_types", "description"])).mapFields(
   Struct.mapOmit(["url", "event_types"], Schema.optionalKey)
-).annotate({ identifier: "WebhookSubscriptionCreate" })
+).mapFields(Struct.assign({
+  signing_scheme: Schema.optionalKey(SigningScheme.annotate({ description: "How deliveries are signed; default `v1`" }))
+})).annotate({ identifier: "WebhookSubscriptionCreate" })
 export type WebhookSubscriptionCreate = typeof WebhookSubscriptionCreate.Type
 
 export const WebhookSubscriptionUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({
@@ -88,11 +113,17 @@ export const WebhookSubscriptionUpdate = Editable.mapFields(Struct.map(Schema.op
 })
 export type WebhookSubscriptionUpdate = typeof WebhookSubscriptionUpdate.Type
 
-/** A signing secret as stored: sealed under the operator key. `expires_at` null means current. */
+/**
+ * A signing key as stored: the `whsec_` secret or the `whsk_` private key,
+ * sealed under the operator key, and for `v1a` its public key in the clear.
+ * `expires_at` null means current.
+ */
 export const StoredSecret = Schema.Struct({
   id: WebhookSecretId,
   subscription_id: WebhookSubscriptionId,
+  scheme: SigningScheme,
   sealed: Schema.String,
+  public_key: Schema.NullOr(Schema.String),
   created_at: IsoDateTime,
   expires_at: Schema.NullOr(IsoDateTime)
 })
@@ -106,8 +137,21 @@ export const WebhookSecretRotate = Schema.Struct({
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS })).annotate({
       description: "How long the previous secret stays valid, in seconds (default 86400; 0 ends it now)"
     })
-  )
+  ),
+  signing_scheme: Schema.optionalKey(SigningScheme.annotate({
+    description: "The scheme of the new key; default the current one. Changing it is a rotation: until the grace period ends, " +
+      "every delivery carries an entry of each scheme"
+  }))
 }).annotate({ identifier: "WebhookSecretRotate" })
+
+/** A public key deliveries are signed for: the current `v1a` key, and rotated-out ones until they expire. */
+export const WebhookPublicKey = Schema.Struct({
+  id: WebhookSecretId,
+  public_key: Schema.String.annotate({ description: "`whpk_` + base64 of the 32-byte Ed25519 public key" }),
+  created_at: IsoDateTime,
+  expires_at: Schema.NullOr(IsoDateTime.annotate({ description: "When deliveries stop carrying its signature; null for the current key" }))
+}).annotate({ identifier: "WebhookPublicKey" })
+export type WebhookPublicKey = typeof WebhookPublicKey.Type
 export type WebhookSecretRotate = typeof WebhookSecretRotate.Type
 
 /**
@@ -238,7 +282,7 @@ export const ClaimedDelivery = Schema.Struct({
   /** The previous lease ran out without an outcome (its worker stopped): that attempt counts as failed. */
   reclaimed: Schema.Boolean,
   claimToken: Uuid,
-  /** The subscription's valid secrets, newest first. */
-  secrets: Schema.Array(StoredSecret.mapFields(Struct.pick(["id", "sealed"])))
+  /** The subscription's valid secrets and keys, newest first. */
+  secrets: Schema.Array(StoredSecret.mapFields(Struct.pick(["id", "scheme", "sealed"])))
 })
 export type ClaimedDelivery = typeof ClaimedDelivery.Type

@@ -48,6 +48,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret),
       error: NotFoundError
     }).pipe(scope("webhooks:write"), carriesSecret),
+    HttpApiEndpoint.get("publicKeys", "/webhooks/:id/public-keys", {
+      params: idParams,
+      success: Envelope(Schema.Array(WebhookModel.WebhookPublicKey)),
+      error: NotFoundError
+    }).annotate(OpenApi.Description, "The public keys `v1a` deliveries are signed with now, newest first: the current key and, " +
+      "after a rotation, the previous ones until they expire. Empty for a `v1` subscription. Fetch it again after a rotation.")
+      .pipe(scope("webhooks:read")),
     HttpApiEndpoint.post("test", "/webhooks/:id/test", {
       params: idParams,
       success: Envelope(WebhookModel.WebhookTestResult).pipe(HttpApiSchema.status(202)),
@@ -82,7 +89,8 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
-    description: "Subscriptions to events, signed the Standard Webhooks way, with the delivery log and redeliver. " +
+    description: "Subscriptions to events, signed the Standard Webhooks way (`v1` HMAC with a `whsec_` secret, or `v1a` " +
+      "Ed25519 verified with a `whpk_` public key), with the delivery log and redeliver. " +
       "Deliveries are at-least-once: dedupe on the `webhook-id` header (the event id)."
   }))
 {}

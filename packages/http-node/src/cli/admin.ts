@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Credentials, Devices, Errors, OAuthApps, OAuthModel, Pagination, Schemas, Scopes, Tenancy, TenancyRepo } from "@opsplatform/core"
-import * as fs from "node:fs"
+import { CliProcess } from "./process.ts"
 import { printJson, withCore } from "./shared.ts"
 
 /** An existing organization by id; anything that is not a UUID is unknown too. */
@@ -189,7 +189,10 @@ const installApp = Command.make("install-app", {
 const passwordInput = (flag: Option.Option<string>) =>
   Option.match(flag, {
     onSome: Effect.succeed,
-    onNone: () => Effect.sync(() => fs.readFileSync(0, "utf8").replace(/\r?\n$/, ""))
+    onNone: () =>
+      Effect.gen(function*() {
+        return (yield* CliProcess).readStdin().replace(/\r?\n$/, "")
+      })
   })
 
 const setPassword = Command.make("set-password", {

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { coreConfig, load } from "../config/Configuration.ts"
 import { variables } from "../config/variables.ts"
 import { type DatabaseChoice, embeddedHolder, layerSql } from "../server/database.ts"
+import { failCommand } from "./process.ts"
 import { resolveOperatorKey } from "../server/webhooks.ts"
 
 /**
@@ -260,11 +261,7 @@ export const doctor = Command.make("doctor", {
         ? JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks, environment: variables })
         : `${formatChecks(checks)}\n\n${formatEnvironment(variables)}`
     )
-    if (checks.some((c) => c.status === "fail")) {
-      yield* Effect.sync(() => {
-        process.exitCode = 1
-      })
-    }
+    if (checks.some((c) => c.status === "fail")) yield* failCommand
   })).pipe(
     Command.withDescription(
       "Check the Node.js version, the database (reachable, migrated), the secret key and the webhook workers, and say what to fix; list every environment variable the processes read"

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { openCsv } from "../imports/csvFile.ts"
 import { progressBar } from "./progress.ts"
+import { failCommand } from "./process.ts"
 import { printJson, withCore } from "./shared.ts"
 
 /** The caller's column mapping: a JSON object of field → the file's header. */
@@ -95,11 +96,7 @@ export const importCommand = Command.make("import", {
       }).pipe(Effect.ensuring(applying.done))
     }
     yield* printJson(job)
-    if (job.status === "failed") {
-      yield* Effect.sync(() => {
-        process.exitCode = 1
-      })
-    }
+    if (job.status === "failed") yield* failCommand
   }))).pipe(
     Command.withDescription(
       "Import a CSV file (contacts, expenses, locations, fleet_vehicles): preview it, and with --apply write it; " +

@@ -4,6 +4,7 @@ import { databaseConfig, load } from "../config/Configuration.ts"
 import { coreLive } from "../server/app.ts"
 import type { DatabaseChoice } from "../server/database.ts"
 import { MISSING_KEY_MESSAGE, resolveOperatorKey, WebhookConfigError } from "../server/webhooks.ts"
+import { failCommand } from "./process.ts"
 
 /** JSON on stdout: the CLI's only output channel for results. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value))
@@ -16,11 +17,12 @@ const reportDomainErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
         Console.error(JSON.stringify({
           error: { code: e.code, message: e.message, ...(e._tag === "ValidationFailed" ? { details: e.details } : {}) }
         })),
-        () => Effect.sync(() => {
-          process.exitCode = 1
-        })
+        () => failCommand
       )
       : Effect.fail(e))
+
+/** The database the command's environment names (`DATABASE_URL`, else the embedded one in `OPSPLATFORM_DATA_DIR`). */
+export const commandDatabase = load(databaseConfig)
 
 /** Runs a command on core over the database the environment names, reporting domain failures. */
 export const withCore = <A, E, R>(self: Effect.Effect<A, E, R>) =>

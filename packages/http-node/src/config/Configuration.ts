@@ -54,7 +54,13 @@ export interface CoreSettings {
     readonly forwarding: ForwardingSettings.ForwardingSettings
     readonly recording: ForwardingSettings.RecordingSettings
   }
-  readonly anaf: { readonly url: string; readonly timeoutMs: number; readonly retries: number; readonly retryBaseMs: number }
+  readonly anaf: {
+    readonly url: string
+    readonly timeoutMs: number
+    readonly retries: number
+    readonly retryBaseMs: number
+    readonly requestsPerSecond: number
+  }
   readonly routes: {
     readonly heavyPerMinute: number
     readonly couriers: Option.Option<typeof V.Couriers.Type>
@@ -164,7 +170,8 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
     url: V.OPSPLATFORM_ANAF_URL.config,
     timeoutMs: V.OPSPLATFORM_ANAF_TIMEOUT_MS.config,
     retries: V.OPSPLATFORM_ANAF_RETRIES.config,
-    retryBaseMs: V.OPSPLATFORM_ANAF_RETRY_BASE_MS.config
+    retryBaseMs: V.OPSPLATFORM_ANAF_RETRY_BASE_MS.config,
+    requestsPerSecond: V.OPSPLATFORM_ANAF_REQUESTS_PER_SECOND.config
   }),
   routes: Config.all({
     heavyPerMinute: V.OPSPLATFORM_HEAVY_RATE_PER_MIN.config,

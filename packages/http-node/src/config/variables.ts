@@ -320,6 +320,14 @@ export const OPSPLATFORM_ANAF_RETRY_BASE_MS = withDefault(
   integer(1, 600_000, "must be an integer from 1 to 600000"),
   { description: "The first retry's delay, doubling each retry", default: 1_000 }
 )
+export const OPSPLATFORM_ANAF_REQUESTS_PER_SECOND = withDefault(
+  "OPSPLATFORM_ANAF_REQUESTS_PER_SECOND",
+  integer(1, 100, "must be an integer from 1 to 100"),
+  {
+    description: "Calls a second to ANAF (its published limit is 1); more for a registry or a proxy in front of it that allows them",
+    default: AnafRegistry.ANAF_REQUESTS_PER_SECOND
+  }
+)
 export const OPSPLATFORM_HEAVY_RATE_PER_MIN = withDefault("OPSPLATFORM_HEAVY_RATE_PER_MIN", PositiveInt, {
   description: "Heavy-tier requests (cost comparisons) per minute per organization",
   default: 30
@@ -383,6 +391,7 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_ANAF_TIMEOUT_MS,
   OPSPLATFORM_ANAF_RETRIES,
   OPSPLATFORM_ANAF_RETRY_BASE_MS,
+  OPSPLATFORM_ANAF_REQUESTS_PER_SECOND,
   OPSPLATFORM_HEAVY_RATE_PER_MIN,
   OPSPLATFORM_COURIERS,
   OPSPLATFORM_COURIER_TIMEOUT_MS

@@ -21,6 +21,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(
         withTenant((tenant) => Effect.as(webhooks.remove(tenant, params.id), { id: params.id, deleted: true as const })))
       .handle("rotateSecret", ({ params, payload }) =>
         withTenant((tenant) => webhooks.rotateSecret(tenant, params.id, payload ?? {})))
+      .handle("publicKeys", ({ params }) => withTenant((tenant) => webhooks.publicKeys(tenant, params.id)))
       .handle("test", ({ params }) => withTenant((tenant) => webhooks.sendTest(tenant, params.id)))
       .handle("deliveries", ({ params, query }) =>
         listForTenant(query, (tenant, filter, page) => webhooks.listDeliveries(tenant, params.id, filter, page), {

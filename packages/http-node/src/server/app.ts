@@ -43,13 +43,14 @@ import { MailSettingsLive } from "./jobs/mail.ts"
 import { RecordingSettingsLive } from "./metering.ts"
 import { ImportsHandlers } from "../http/Imports.ts"
 
-/** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, randomness). */
+/** Node's implementations of the crypto services core uses (SHA-256, Argon2id, AES-GCM, HMAC, Ed25519, randomness). */
 export const CryptoLive = Layer.mergeAll(
   NodeCrypto.layerDigest,
   NodeCrypto.layerKdf,
   NodeCrypto.layerSecureRandom,
   NodeCrypto.layerAead,
-  NodeCrypto.layerMac
+  NodeCrypto.layerMac,
+  NodeCrypto.layerSignature
 )
 
 /** Core services on SQL storage, with migrations applied, and the configuration they were built with. */

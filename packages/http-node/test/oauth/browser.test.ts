@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Scopes, Tenancy } from "@opsplatform/core"
 import type { Fixture } from "@opsplatform/testing"
-import { chromiumLaunchOptions } from "@opsplatform/testing/browser"
+import { connectBrowser } from "@opsplatform/testing/browser"
 import { testDatabases } from "../support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "../support/server.ts"
 import { authorizeUrl, MEMBER_PASSWORD, memberEmail, pkce, postForm, registerApp, startCallbackReceiver } from "./support.ts"
@@ -18,7 +18,7 @@ describe("OAuth consent pages in Chromium", () => {
   beforeAll(async () => {
     receiver = await startCallbackReceiver()
     CALLBACK = receiver.callback
-    browser = await chromium.launch(chromiumLaunchOptions())
+    browser = await connectBrowser()
   })
   afterAll(async () => {
     await browser?.close()

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertBuilt, freePort, runCli, startServe } from "../support/cli.ts"
+import { assertBuilt, freePort, runCli, runCommand, startServe } from "../support/cli.ts"
 import { Agent, authorizeUrl, consentThroughPages, pkce } from "./support.ts"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opsplatform-oauth-cli-"))
@@ -19,7 +19,7 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
   let app: any
 
   it("create-app prints the client_id, and the secret once for a confidential app", async () => {
-    orgId = json((await runCli(["admin", "create-org", "--name", "CLI OAuth"], env)).stdout).id
+    orgId = json((await runCommand(["admin", "create-org", "--name", "CLI OAuth"], env)).stdout).id
     const res = await runCli([
       "admin",
       "create-app",
@@ -52,7 +52,7 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
       organization_id: orgId,
       environment: "live"
     })
-    const operators = json((await runCli([
+    const operators = json((await runCommand([
       "admin",
       "create-app",
       "--name",
@@ -72,14 +72,14 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
 
   it("create-app refuses bad grants, scopes and redirect URIs with a JSON error", async () => {
     const base = ["admin", "create-app", "--name", "Bad", "--type", "public", "--redirect-uri", "http://example.com/cb", "--scopes", "locations:read"]
-    const badUri = await runCli([...base, "--grants", "authorization_code"], env)
+    const badUri = await runCommand([...base, "--grants", "authorization_code"], env)
     expect(badUri.code).toBe(1)
     expect(json(badUri.stderr).error.details[0].field).toBe("redirect_uris.0")
-    const badGrant = await runCli([...base, "--grants", "password"], env)
+    const badGrant = await runCommand([...base, "--grants", "password"], env)
     expect(json(badGrant.stderr).error).toMatchObject({ code: "validation_failed", details: [{ field: "grants" }] })
-    const halfOwner = await runCli([...base, "--grants", "authorization_code", "--org", orgId], env)
+    const halfOwner = await runCommand([...base, "--grants", "authorization_code", "--org", orgId], env)
     expect(json(halfOwner.stderr).error.code).toBe("validation_failed")
-    const notAnOrg = await runCli([...base.slice(0, 7), "http://127.0.0.1/cb", ...base.slice(8), "--grants", "authorization_code", "--org", "acme", "--env", "live"], env)
+    const notAnOrg = await runCommand([...base.slice(0, 7), "http://127.0.0.1/cb", ...base.slice(8), "--grants", "authorization_code", "--org", "acme", "--env", "live"], env)
     expect(json(notAnOrg.stderr).error.code).toBe("not_found")
   }, 120_000)
 
@@ -87,19 +87,19 @@ describe("opsplatform admin: OAuth apps and member passwords", () => {
     const res = await runCli(["admin", "install-app", "--client-id", app.client_id, "--org", orgId, "--env", "sandbox", "--scopes", "locations:read"], env)
     expect(res.code, res.stderr).toBe(0)
     expect(json(res.stdout)).toMatchObject({ client_id: app.client_id, environment: "sandbox", scopes: ["locations:read"], organization_id: orgId })
-    const beyond = await runCli(["admin", "install-app", "--client-id", app.client_id, "--org", orgId, "--env", "live", "--scopes", "apps:write"], env)
+    const beyond = await runCommand(["admin", "install-app", "--client-id", app.client_id, "--org", orgId, "--env", "live", "--scopes", "apps:write"], env)
     expect(beyond.code).toBe(1)
     expect(json(beyond.stderr).error.code).toBe("validation_failed")
   }, 120_000)
 
   it("set-password reads the password from stdin, refuses short ones and unknown members", async () => {
-    const member = json((await runCli(["admin", "create-key", "--org", orgId, "--env", "live", "--kind", "personal", "--email", email, "--scopes", "locations:read"], env)).stdout)
+    const member = json((await runCommand(["admin", "create-key", "--org", orgId, "--env", "live", "--kind", "personal", "--email", email, "--scopes", "locations:read"], env)).stdout)
     const res = await runCli(["admin", "set-password", "--email", email], env, `${password}\n`)
     expect(res.code, res.stderr).toBe(0)
     expect(json(res.stdout)).toEqual({ user_id: member.user_id, email, password_set: true })
-    const short = await runCli(["admin", "set-password", "--email", email, "--password", "short"], env)
+    const short = await runCommand(["admin", "set-password", "--email", email, "--password", "short"], env)
     expect(json(short.stderr).error.code).toBe("validation_failed")
-    const nobody = await runCli(["admin", "set-password", "--email", "nobody@example.test", "--password", password], env)
+    const nobody = await runCommand(["admin", "set-password", "--email", "nobody@example.test", "--password", password], env)
     expect(json(nobody.stderr).error.code).toBe("not_found")
   }, 120_000)
 

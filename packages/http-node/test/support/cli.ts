@@ -1,7 +1,13 @@
+import { NodeServices } from "@effect/platform-node"
+import { ConfigProvider, Console, Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { format } from "node:util"
+import { CliProcess } from "../../src/cli/process.ts"
+import { runOpsplatform } from "../../src/cli/run.ts"
+import { LoggingLive } from "../../src/server/logging.ts"
 import { testVariables } from "./config.ts"
 
 export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/opsplatform.js")
@@ -16,6 +22,51 @@ export interface CliResult {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
+}
+
+/** This process's environment, the test file's configuration and `env` over them; `undefined` removes a variable. */
+const environment = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
+  const merged: Record<string, string | undefined> = { ...process.env, ...testVariables(), ...env }
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k]
+  return merged
+}
+
+/**
+ * Runs `opsplatform <args>` to completion inside this test process: the same
+ * command, parsing, output and exit status as the binary, without starting
+ * Node and loading the server for each call. `env` is the command's
+ * environment over this process's (`undefined` removes a variable), `input`
+ * its stdin. What only a process shows (the binary itself, signals, two
+ * processes on one database) is tested with `runCli`.
+ */
+export const runCommand = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = {},
+  input?: string
+): Promise<CliResult> => {
+  const merged = environment(env)
+  let stdout = ""
+  let stderr = ""
+  let code = 0
+  const output: Console.Console = Object.assign(Object.create(console), {
+    log: (...parts: ReadonlyArray<unknown>) => (stdout += format(...parts) + "\n"),
+    info: (...parts: ReadonlyArray<unknown>) => (stdout += format(...parts) + "\n"),
+    error: (...parts: ReadonlyArray<unknown>) => (stderr += format(...parts) + "\n"),
+    warn: (...parts: ReadonlyArray<unknown>) => (stderr += format(...parts) + "\n")
+  })
+  await Effect.runPromise(runOpsplatform(args).pipe(
+    Effect.provideService(CliProcess, {
+      env: merged,
+      readStdin: () => input ?? "",
+      fail: () => {
+        code = 1
+      }
+    }),
+    Effect.provideService(Console.Console, output),
+    Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive)),
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: merged as Record<string, string> })))
+  ))
+  return { code, stdout, stderr }
 }
 
 /** Runs `opsplatform <args>` to completion with the given environment, and `input` on stdin when given. */

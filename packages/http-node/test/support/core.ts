@@ -2,6 +2,7 @@ import { type Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { coreLive, type CoreLive } from "../../src/server/app.ts"
 import type { DatabaseChoice } from "../../src/server/database.ts"
 import { testConfiguration } from "./config.ts"
+import { postgresUrl } from "./databases.ts"
 
 /**
  * Core on its own connection pool in this process, as another host would run
@@ -28,4 +29,4 @@ export const openCore = async (choice: DatabaseChoice, env?: Record<string, stri
  * Core on the PostgreSQL of DATABASE_URL in the test's own process, beside the
  * processes a test spawns: to seed their data and read what they wrote.
  */
-export const startPostgresCore = () => openCore({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 2 })
+export const startPostgresCore = () => openCore({ _tag: "Postgres", url: postgresUrl()!, maxConnections: 2 })

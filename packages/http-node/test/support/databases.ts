@@ -12,6 +12,14 @@ export interface TestDatabase {
 }
 
 /**
+ * This test file's PostgreSQL when DATABASE_URL is set: a database of its own,
+ * cloned from the run's migrated template (`@opsplatform/testing/harness`).
+ * Suites that need PostgreSQL run `describe.runIf(postgresUrl() !== undefined)`,
+ * so without DATABASE_URL they are reported as skipped.
+ */
+export const postgresUrl = (): string | undefined => process.env.DATABASE_URL || undefined
+
+/**
  * The SQL backends every SQL test runs on: embedded PGlite always (loaded from
  * the migrated template), and PostgreSQL when DATABASE_URL is set. Tests use
  * fresh organizations, so they share a database without cleaning up.
@@ -21,9 +29,8 @@ export const testDatabases = (): ReadonlyArray<TestDatabase> => {
     name: "pglite",
     choice: () => ({ _tag: "EmbeddedFromDump", dump: new Blob([fs.readFileSync(inject("pgliteTemplate"))]) })
   }]
-  if (process.env.DATABASE_URL) {
-    list.push({ name: "postgres", choice: () => ({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: 4 }) })
-  }
+  const url = postgresUrl()
+  if (url !== undefined) list.push({ name: "postgres", choice: () => ({ _tag: "Postgres", url, maxConnections: 4 }) })
   return list
 }
 

@@ -8,23 +8,36 @@ import { receiverCertificateFile } from "./receiver.ts"
 
 const DOVECOT = "/usr/sbin/dovecot"
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The run's one Dovecot, started by the global setup (`startDovecot`). */
+    dovecot: DovecotServer
+  }
+}
+
 /**
  * A real Dovecot (Debian's dovecot-imapd, installed by scripts/ensure-dovecot.sh
  * from the root `npm test`) on loopback ports, with its own configuration,
- * users and mail in a temporary directory — never the system service.
+ * users and mail in a temporary directory — never the system service. One
+ * serves the whole run; each test works as users of its own.
  * Plain IMAP with STARTTLS on `port`, implicit TLS on `tlsPort`, both with
  * the test certificate for 127.0.0.1 (`receiverCertificateFile`).
  * Junk, Drafts, Sent, Trash and Archive carry their special-use attributes.
  */
-export interface Dovecot {
+export interface DovecotServer {
   readonly host: string
   readonly port: number
   readonly tlsPort: number
-  /** Adds a user, who can sign in at once. */
+  /** One password file per user (`addUser` writes them). */
+  readonly usersDir: string
+}
+
+/** The run's Dovecot as a test uses it. */
+export interface Dovecot extends DovecotServer {
+  /** Adds a user, who can sign in at once. Names must be unique in the run: every test file shares the server. */
   readonly addUser: (user: string, password: string) => void
   /** A signed-in client of `user`, for a test to put messages in place as a mail server or another client would. */
   readonly connect: (user: string) => Promise<ImapFlow>
-  readonly stop: () => Promise<void>
 }
 
 const freePort = (): Promise<number> =>
@@ -57,7 +70,7 @@ const identities = () => {
   return { internalUser: user, internalGroup: group, loginUser: user, mailUser: user, mailGroup: group }
 }
 
-export const startDovecot = async (): Promise<Dovecot> => {
+export const startDovecot = async (): Promise<{ readonly server: DovecotServer; readonly stop: () => Promise<void> }> => {
   if (!fs.existsSync(DOVECOT)) {
     throw new Error(`${DOVECOT} is missing: run \`bash scripts/ensure-dovecot.sh\` (the root \`npm test\` runs it)`)
   }
@@ -152,19 +165,31 @@ ${special("Junk", "Junk", true)}${special("Drafts", "Drafts", true)}${special("S
     }
     await new Promise((r) => setTimeout(r, 50))
   }
+  return {
+    server: { host: "127.0.0.1", port, tlsPort, usersDir },
+    stop: async () => {
+      process.removeListener("exit", orphanGuard)
+      child.kill("SIGTERM")
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))])
+      if (child.exitCode === null) child.kill("SIGKILL")
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** The run's Dovecot for one test file: users it adds and clients it opens. */
+export const dovecotFor = (server: DovecotServer): Dovecot => {
   const passwords = new Map<string, string>()
   return {
-    host: "127.0.0.1",
-    port,
-    tlsPort,
+    ...server,
     addUser: (user, password) => {
       passwords.set(user, password)
-      fs.writeFileSync(path.join(usersDir, user), `${user}:{PLAIN}${password}::::::\n`, { mode: 0o644 })
+      fs.writeFileSync(path.join(server.usersDir, user), `${user}:{PLAIN}${password}::::::\n`, { mode: 0o644 })
     },
     connect: async (user) => {
       const client = new ImapFlow({
-        host: "127.0.0.1",
-        port,
+        host: server.host,
+        port: server.port,
         secure: false,
         doSTARTTLS: false,
         auth: { user, pass: passwords.get(user) ?? "" },
@@ -174,13 +199,6 @@ ${special("Junk", "Junk", true)}${special("Drafts", "Drafts", true)}${special("S
       client.on("error", () => undefined)
       await client.connect()
       return client
-    },
-    stop: async () => {
-      process.removeListener("exit", orphanGuard)
-      child.kill("SIGTERM")
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))])
-      if (child.exitCode === null) child.kill("SIGKILL")
-      fs.rmSync(dir, { recursive: true, force: true })
     }
   }
 }

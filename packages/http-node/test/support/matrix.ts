@@ -234,18 +234,20 @@ export const matrixFactories: Record<string, GroupFactory> = {
   },
   webhooks: {
     create: async (server, f) => {
+      // A v1a subscription, so its public-keys path answers a real key.
       const id = await created(server, f.tokens.api, "/v1/webhooks", {
         url: "https://webhooks.example.com/matrix",
-        event_types: ["fleet_vehicle.created"]
+        event_types: ["fleet_vehicle.created"],
+        signing_scheme: "v1a"
       })
       const test = await call(server, "POST", `/v1/webhooks/${id}/test`, { token: f.tokens.api })
       if (test.status !== 202) throw new Error(`seeding a test delivery answered ${test.status}: ${test.text}`)
       return { id, deliveryId: test.json.data.delivery_id }
     },
     bodies: {
-      create: { url: "https://webhooks.example.com/matrix", event_types: ["fleet_vehicle.created"] },
+      create: { url: "https://webhooks.example.com/matrix", event_types: ["fleet_vehicle.created"], signing_scheme: "v1a" },
       update: { description: "Changed" },
-      rotateSecret: {},
+      rotateSecret: { signing_scheme: "v1a" },
       redeliver: {}
     }
   },

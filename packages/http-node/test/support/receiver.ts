@@ -6,6 +6,9 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { createVerifier } from "@opsplatform/webhooks-verify"
 import { Webhook } from "standardwebhooks"
+import nacl from "tweetnacl"
+// The package's Web Crypto entry (browsers, Workers), as those runtimes load it: Ed25519 through crypto.subtle.
+import * as WebCryptoVerify from "../../../webhooks-verify/dist/esm/index.js"
 
 export interface Received {
   readonly headers: http.IncomingHttpHeaders
@@ -27,16 +30,17 @@ export interface Answer {
 
 /**
  * A webhook receiver on loopback, as a subscriber would run it: every
- * request is verified with the `standardwebhooks` library and with
- * `@opsplatform/webhooks-verify` against the secrets it knows (a delivery
- * either refuses is a test failure, kept in `rejected`), then answered as
- * `answer` says.
+ * request is verified against the keys it knows (a delivery refused is a
+ * test failure, kept in `rejected`), then answered as `answer` says. A
+ * `whsec_` secret is checked by the `standardwebhooks` library and by
+ * `@opsplatform/webhooks-verify`; a `whpk_` public key (v1a) by the
+ * package's Node entry, its Web Crypto entry and TweetNaCl.
  */
 export interface Receiver {
   readonly url: string
   readonly received: Array<Received>
   readonly rejected: Array<{ readonly headers: http.IncomingHttpHeaders; readonly reason: string }>
-  /** Secrets deliveries must verify with; set after the subscription is created. */
+  /** Secrets or public keys deliveries must verify with; set after the subscription is created. */
   secrets: Array<string>
   answer: (request: { readonly n: number; readonly headers: http.IncomingHttpHeaders; readonly body: string }) => Answer
   /** Resolves once `predicate` holds over what was received (checked on every delivery). */
@@ -79,6 +83,43 @@ export const verifyWith = (secret: string, headers: http.IncomingHttpHeaders, bo
   return standard
 }
 
+/** TweetNaCl, an Ed25519 implementation independent of node:crypto and Web Crypto: does any v1a entry verify? */
+const withTweetNacl = (publicKey: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
+  const key = Buffer.from(publicKey.slice("whpk_".length), "base64")
+  const content = Buffer.from(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${body}`)
+  return String(headers["webhook-signature"]).split(" ").some((entry) =>
+    entry.startsWith("v1a,") && nacl.sign.detached.verify(content, Buffer.from(entry.slice(4), "base64"), key)
+  )
+}
+
+const succeeds = async (run: () => unknown): Promise<boolean> => {
+  try {
+    await run()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether a `whpk_` public key verifies a delivery, by `@opsplatform/webhooks-verify`
+ * on node:crypto (sync) and on Web Crypto (async), and by TweetNaCl; any of the
+ * three disagreeing is a failure.
+ */
+export const verifyWithPublicKey = async (publicKey: string, headers: http.IncomingHttpHeaders, body: string): Promise<boolean> => {
+  const node = await succeeds(() => createVerifier(publicKey).verify(body, headers))
+  const webCrypto = await succeeds(() => WebCryptoVerify.createVerifier(publicKey).verifyAsync(body, headers))
+  const tweetnacl = withTweetNacl(publicKey, headers, body)
+  if (node !== webCrypto || node !== tweetnacl) {
+    throw new Error(`node:crypto says ${node}, Web Crypto says ${webCrypto}, TweetNaCl says ${tweetnacl}`)
+  }
+  return node
+}
+
+/** Whether a secret or public key verifies a delivery, by every verifier that can check its kind. */
+const verifiedBy = (key: string, headers: http.IncomingHttpHeaders, body: string): Promise<boolean> =>
+  key.startsWith("whpk_") ? verifyWithPublicKey(key, headers, body) : Promise.resolve(verifyWith(key, headers, body))
+
 const tlsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "tls")
 
 /** The receiver's self-signed certificate (127.0.0.1 and localhost), to trust as `OPSPLATFORM_WEBHOOKS_CA_FILE`. */
@@ -96,12 +137,13 @@ export const startReceiver = async (options: { readonly tls?: boolean } = {}): P
   const handler: http.RequestListener = (req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c) => chunks.push(c))
-    req.on("end", () => {
+    req.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8")
-      for (const [library, verify] of [["standardwebhooks", withStandardWebhooks], ["@opsplatform/webhooks-verify", withOurVerifier]] as const) {
-        if (!state.secrets.some((secret) => verify(secret, req.headers, body))) {
-          state.rejected.push({ headers: req.headers, reason: `${library}: no known secret verifies the delivery` })
-        }
+      try {
+        const verified = await Promise.all(state.secrets.map((key) => verifiedBy(key, req.headers, body)))
+        if (!verified.includes(true)) state.rejected.push({ headers: req.headers, reason: "no known secret or public key verifies the delivery" })
+      } catch (error) {
+        state.rejected.push({ headers: req.headers, reason: String(error) })
       }
       const answer = state.answer({ n: ++n, headers: req.headers, body })
       const send = () => {

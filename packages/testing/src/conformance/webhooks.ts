@@ -32,6 +32,8 @@ const subscription = (id: string, at: string, overrides: Partial<StoredSubscript
   event_types: ["fleet_vehicle.created"],
   enabled: true,
   disabled_reason: null,
+  signing_scheme: "v1",
+  public_key: null,
   created_at: at,
   updated_at: at,
   latest_secret_expiry: null,
@@ -47,7 +49,15 @@ const subscribed = (tenant: Tenant, overrides: Partial<StoredSubscription> = {})
     const s = subscription(yield* ids.uuid, at, overrides)
     yield* repo.insert(tenant, s)
     const secretId = yield* newId(ids, WebhookSecretId)
-    yield* repo.insertSecret(tenant, { id: secretId, subscription_id: s.id, sealed: `sealed-${secretId}`, created_at: at, expires_at: null })
+    yield* repo.insertSecret(tenant, {
+      id: secretId,
+      subscription_id: s.id,
+      scheme: "v1",
+      sealed: `sealed-${secretId}`,
+      public_key: null,
+      created_at: at,
+      expires_at: null
+    })
     return { ...s, secretId }
   })
 
@@ -160,7 +170,9 @@ export const webhookStorageConformance = (
           const secret = (id: WebhookSecretId, offset: number) => ({
             id,
             subscription_id: s.id,
+            scheme: "v1" as const,
             sealed: `sealed-${id}`,
+            public_key: null,
             created_at: iso(now + offset),
             expires_at: null
           })
@@ -181,6 +193,51 @@ export const webhookStorageConformance = (
           const fourth = yield* newId(ids, WebhookSecretId)
           yield* repo.insertSecret(org.live, secret(fourth, 5000))
           assert.deepStrictEqual((yield* repo.activeSecrets(org.live, s.id, iso(now + 6000))).map((x) => x.id), [fourth, third, second])
+          yield* repo.remove(org.live, s.id)
+        }))
+
+      it.effect("a change of scheme is a rotation: the subscription takes its current key's scheme and public key, the claim carries both kinds", () =>
+        Effect.gen(function*() {
+          const repo = yield* WebhookRepo
+          const ids = yield* Ids
+          const org = yield* freshOrganization
+          const s = yield* subscribed(org.live)
+          const now = yield* Clock.currentTimeMillis
+          const found = Option.getOrThrow(yield* repo.find(org.live, s.id))
+          assert.deepStrictEqual([found.signing_scheme, found.public_key], ["v1", null])
+          yield* repo.retireSecrets(org.live, s.id, iso(now + 24 * HOUR), iso(now), 2)
+          const keyId = yield* newId(ids, WebhookSecretId)
+          const publicKey = "whpk_" + "A".repeat(43) + "="
+          yield* repo.insertSecret(org.live, {
+            id: keyId,
+            subscription_id: s.id,
+            scheme: "v1a",
+            sealed: `sealed-${keyId}`,
+            public_key: publicKey,
+            created_at: iso(now + 1000),
+            expires_at: null
+          })
+          const rotated = Option.getOrThrow(yield* repo.find(org.live, s.id))
+          assert.deepStrictEqual(
+            [rotated.signing_scheme, rotated.public_key, rotated.latest_secret_expiry],
+            ["v1a", publicKey, iso(now + 24 * HOUR)]
+          )
+          const listed = (yield* repo.list(org.live, yield* pageRequest({ perPage: 100 }))).items.find((x) => x.id === s.id)!
+          assert.deepStrictEqual([listed.signing_scheme, listed.public_key], ["v1a", publicKey])
+          const active = yield* repo.activeSecrets(org.live, s.id, iso(now + 2000))
+          assert.deepStrictEqual(
+            active.map((k) => [k.id, k.scheme, k.public_key, k.expires_at]),
+            [[keyId, "v1a", publicKey, null], [s.secretId, "v1", null, iso(now + 24 * HOUR)]]
+          )
+          const eventId = yield* publish(org.live)
+          const claimed = (yield* claimAt(now + 2000)).find((c) => c.eventId === eventId)!
+          assert.deepStrictEqual(claimed.secrets, [
+            { id: keyId, scheme: "v1a", sealed: `sealed-${keyId}` },
+            { id: s.secretId, scheme: "v1", sealed: `sealed-${s.secretId}` }
+          ])
+          // Past the overlap only the v1a key signs.
+          const later = (yield* claimAt(now + 25 * HOUR)).find((c) => c.eventId === eventId)!
+          assert.deepStrictEqual(later.secrets.map((k) => k.scheme), ["v1a"])
           yield* repo.remove(org.live, s.id)
         }))
 
@@ -251,7 +308,7 @@ export const webhookStorageConformance = (
             [s.url, eventId, "fleet_vehicle.created", 0, 1, false]
           )
           assert.deepStrictEqual(mine.tenant, org.live)
-          assert.deepStrictEqual(mine.secrets, [{ id: s.secretId, sealed: `sealed-${s.secretId}` }])
+          assert.deepStrictEqual(mine.secrets, [{ id: s.secretId, scheme: "v1", sealed: `sealed-${s.secretId}` }])
           const body = JSON.parse(mine.payload)
           assert.deepStrictEqual(
             { id: body.id, type: body.type, environment: body.environment, data: body.data },

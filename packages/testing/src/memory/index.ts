@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { Digest, Kdf, SecureRandom, Aead, Mac } from "effect/crypto"
+import { Digest, Kdf, SecureRandom, Aead, Mac, Signature } from "effect/crypto"
 import { CoreLayers, DeliverySignal, ForwardingSignal, Ids, RateLimiter, SecretBox, Secrets, WebhookFanOut, WebhookTransport } from "@opsplatform/core"
 import { IdempotencyRepoMemory } from "./idempotency.ts"
 import { MemoryStore } from "./MemoryStore.ts"
@@ -94,7 +94,8 @@ export const WebCryptoLive = Layer.mergeAll(
   Kdf.layerWebCrypto,
   SecureRandom.layerWebCrypto,
   Aead.layerWebCrypto,
-  Mac.layerWebCrypto
+  Mac.layerWebCrypto,
+  Signature.layerWebCrypto
 ).pipe(Layer.provideMerge(SecureRandom.layerWebCrypto))
 
 /** The operator key of tests and examples: fixed, so sealed secrets open across layers built in one run. */

@@ -56,11 +56,17 @@ export const WebhookRepoMemory: Layer.Layer<WebhookRepo, never, MemoryStore> = L
   Effect.gen(function*() {
     const store = yield* MemoryStore
     const t = tables(store)
-    // Read from the secrets, as the SQL select derives it.
+    // Read from the secrets, as the SQL select derives them.
     const withExpiry = (s: StoredSubscription): StoredSubscription => {
-      const expiries = [...t.secrets.values()].filter((x) => x.subscription_id === s.id && x.expires_at !== null)
-        .map((x) => x.expires_at!).sort((a, b) => ms(b) - ms(a))
-      return { ...s, latest_secret_expiry: expiries[0] ?? null }
+      const own = [...t.secrets.values()].filter((x) => x.subscription_id === s.id).sort(newestFirst)
+      const expiries = own.filter((x) => x.expires_at !== null).map((x) => x.expires_at!).sort((a, b) => ms(b) - ms(a))
+      const current = own.find((x) => x.expires_at === null)
+      return {
+        ...s,
+        latest_secret_expiry: expiries[0] ?? null,
+        signing_scheme: current?.scheme ?? "v1",
+        public_key: current?.public_key ?? null
+      }
     }
     /** The secrets of one subscription, newest first, if it is the tenant's. */
     const secretsOf = (tenant: Tenant, subscriptionId: WebhookSubscriptionId) =>
@@ -201,7 +207,7 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
               attemptNumber: next.attempt_count,
               reclaimed: d.status === "sending",
               claimToken,
-              secrets: secrets.map((s) => ({ id: s.id, sealed: s.sealed }))
+              secrets: secrets.map((s) => ({ id: s.id, scheme: s.scheme, sealed: s.sealed }))
             }
           })
         })),

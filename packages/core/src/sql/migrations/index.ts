@@ -17,6 +17,7 @@ import imports from "./0013_imports.ts"
 import listIndexes from "./0015_list_indexes.ts"
 import importRowBatches from "./0016_import_row_batches.ts"
 import credentialChanges from "./0017_credential_changes.ts"
+import webhookSigningSchemes from "./0018_webhook_signing_schemes.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -43,5 +44,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_imports": imports,
   "0015_list_indexes": listIndexes,
   "0016_import_row_batches": importRowBatches,
-  "0017_credential_changes": credentialChanges
+  "0017_credential_changes": credentialChanges,
+  "0018_webhook_signing_schemes": webhookSigningSchemes
 }

@@ -4,8 +4,8 @@ import { AnafRegistry, FiscalMonitor, type RateLimiter } from "@opsplatform/core
 import { CoreConfig, ServerConfig } from "../../config/Configuration.ts"
 
 /**
- * The tax authority the fiscal check asks, as configured: `OPSPLATFORM_ANAF_URL`
- * and the timeout and retries of a call.
+ * The tax authority the fiscal check asks, as configured: `OPSPLATFORM_ANAF_URL`,
+ * the timeout and retries of a call, and the requests a second it allows.
  */
 export const FiscalRegistryLive: Layer.Layer<never, never, RateLimiter.RateLimiter | CoreConfig> = Layer.unwrap(
   Effect.map(CoreConfig, ({ anaf }) =>
@@ -13,7 +13,8 @@ export const FiscalRegistryLive: Layer.Layer<never, never, RateLimiter.RateLimit
       url: anaf.url,
       timeout: Duration.millis(anaf.timeoutMs),
       retries: anaf.retries,
-      retryBase: Duration.millis(anaf.retryBaseMs)
+      retryBase: Duration.millis(anaf.retryBaseMs),
+      requestsPerSecond: anaf.requestsPerSecond
     }).pipe(Layer.provide(FetchHttpClient.layer)))
 )
 
