@@ -1,7 +1,7 @@
 import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { coreLive } from "../../packages/http-node/src/server/app.ts"
-import { credentialCacheSwitch } from "../../packages/http-node/src/server/database.ts"
+import { databaseChoiceFromEnv } from "../../packages/http-node/src/config/Configuration.ts"
 import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
 
 /**
@@ -12,14 +12,8 @@ import { serverLayer } from "../../packages/http-node/src/server/serve.ts"
 export const startBenchServer = async (env?: Record<string, string>, extra: Layer.Layer<never> = Layer.empty) => {
   // Webhook secrets are sealed under the operator key on PostgreSQL; a benchmark database takes any.
   process.env.OPSPLATFORM_SECRET_KEY ??= "0".repeat(64)
-  const database = process.env.DATABASE_URL
-    ? {
-      _tag: "Postgres" as const,
-      url: process.env.DATABASE_URL,
-      maxConnections: 10,
-      credentialCache: credentialCacheSwitch(env?.OPSPLATFORM_CREDENTIAL_CACHE)
-    }
-    : { _tag: "EmbeddedMemory" as const }
+  const configured = databaseChoiceFromEnv({ ...process.env, ...env })
+  const database = configured._tag === "Postgres" ? { ...configured, maxConnections: 10 } : { _tag: "EmbeddedMemory" as const }
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(

@@ -4,14 +4,8 @@ import shared, { harness } from "../../vitest.shared.ts"
 export default mergeConfig(shared, defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The configuration of servers and spawned processes: test/support/config.ts.
     globalSetup: [harness.databases, harness.browser, "test/support/globalSetup.ts"],
-    setupFiles: [harness.fileDatabase],
-    // The operator key servers on PostgreSQL need for webhook secrets (a test value, never a real one).
-    env: {
-      OPSPLATFORM_SECRET_KEY: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-      // Tests never reach the real tax authority: a server without a fake one is refused on loopback, at once.
-      OPSPLATFORM_ANAF_URL: "http://127.0.0.1:9",
-      OPSPLATFORM_ANAF_RETRIES: "0"
-    }
+    setupFiles: [harness.fileDatabase]
   }
 }))

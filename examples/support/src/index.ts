@@ -5,7 +5,7 @@
  * an embedded database loaded from the migrated template the run's global setup made (`@opsplatform/testing/harness/databases`).
  */
 import { PGlite } from "@electric-sql/pglite"
-import { Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { type DatabaseChoice, serverLayer } from "@opsplatform/http-node"
 import { type Fixture, makeFixture } from "@opsplatform/testing"
@@ -37,13 +37,16 @@ export interface RunningServer {
 
 /**
  * The server `opsplatform serve` runs (HTTP, background jobs, database), in
- * this process on a free loopback port. Configuration comes from
- * `process.env`, as the CLI's does; set it before starting.
+ * this process on a free loopback port. Configuration comes from the
+ * environment, as the CLI's does, with `env` over it.
  */
-export const startServer = async (options: { readonly background?: boolean; readonly database?: DatabaseChoice } = {}): Promise<RunningServer> => {
+export const startServer = async (
+  options: { readonly background?: boolean; readonly database?: DatabaseChoice; readonly env?: Readonly<Record<string, string>> } = {}
+): Promise<RunningServer> => {
   const scope = Effect.runSync(Scope.make())
   const layer = serverLayer({ port: 0, host: "127.0.0.1", database: options.database ?? database(), background: options.background ?? true }).pipe(
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> })))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope)).catch(async (cause) => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -181,8 +184,7 @@ export interface SendingPlatform {
 
 /** A running server that delivers webhooks to receivers on loopback (the operator's opt-in), and an organization to send from. */
 export const startSendingPlatform = async (name: string): Promise<SendingPlatform> => {
-  process.env.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE = "true"
-  const server = await startServer({ background: true })
+  const server = await startServer({ background: true, env: { OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE: "true" } })
   const fixture = await server.seed(name)
   return {
     server,

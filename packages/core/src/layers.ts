@@ -190,4 +190,3 @@ export const Services = Layer.mergeAll(
 )
 
 export type DomainServices = Layer.Success<typeof Services>
-export type DomainServicesRequire = Layer.Services<typeof Services>

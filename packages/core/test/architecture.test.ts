@@ -3,19 +3,18 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 
 /**
- * The shape of core, read from its imports (docs/architecture.md): `shared`
- * at the bottom, the event outbox above it, then the areas, each layer using
- * only the layers below it. A new area folder must be placed here before
- * anything else passes, so its place is decided once, on purpose.
+ * The shape of core, read from its imports against the layer table of
+ * docs/architecture.md ("Layers of core"): `shared` at the bottom, the event
+ * outbox above it, then the areas, each layer using only the layers below it.
+ * The page is the table: a new area folder must be placed there before
+ * anything else passes, so its place is decided once, on purpose, and said.
  */
-const layers: ReadonlyArray<ReadonlyArray<string>> = [
-  ["shared"],
-  ["sql", "events", "ratelimit", "idempotency", "audit"],
-  ["tenancy"],
-  ["auth", "locations", "contracts", "contacts", "fleet", "court"],
-  ["expenses", "obligations", "routes", "webhooks", "invoices", "grants", "metering"],
-  ["costing", "oauth", "fiscal", "mail", "display", "imports"]
-]
+const page = fs.readFileSync(path.resolve(import.meta.dirname, "../../../docs/architecture.md"), "utf8")
+const layerTable = page.slice(page.indexOf("## Layers of core"), page.indexOf("\n## ", page.indexOf("## Layers of core") + 1))
+const layers: ReadonlyArray<ReadonlyArray<string>> = [...layerTable.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)]
+  .map((row) => ({ layer: Number(row[1]), folders: [...row[2]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!) }))
+  .sort((a, b) => a.layer - b.layer)
+  .map((row) => row.folders)
 
 /** Files at the root of src compose everything: they may import any area. */
 const compositionRoots = new Set(["index.ts", "layers.ts"])
@@ -45,6 +44,13 @@ const files = sourceFiles(src)
 const graph = new Map(files.map((file) => [file, importsOf(file)]))
 
 describe("core's imports run one way", () => {
+  it("reads its layers from docs/architecture.md, layer 0 to the top, each folder once", () => {
+    expect(layers[0]).toEqual(["shared"])
+    expect(layers.length).toBeGreaterThanOrEqual(5)
+    const folders = layers.flat()
+    expect(new Set(folders).size).toBe(folders.length)
+  })
+
   it("every area folder has a place in the layers", () => {
     const areas = new Set(files.map(areaOf).filter((a) => !compositionRoots.has(a)))
     expect([...areas].filter((a) => !rank.has(a)).sort()).toEqual([])

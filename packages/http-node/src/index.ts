@@ -20,7 +20,8 @@ export { apiMiddleware } from "./server/middleware.ts"
 export { type CoreLive, coreLive } from "./server/app.ts"
 
 // Which database to use: PostgreSQL, an embedded data directory, or an in-memory embedded database.
-export { type DatabaseChoice, databaseChoiceFromEnv } from "./server/database.ts"
+export { databaseChoiceFromEnv } from "./config/Configuration.ts"
+export type { DatabaseChoice } from "./server/database.ts"
 
 // The API as a Fetch handler (`(Request) => Promise<Response>`), for a host that mounts it in its own server.
 export { makeWebHandler } from "./server/webHandler.ts"

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { opsplatform } from "../src/cli/command.ts"
 import { checkMigrations, checkNode, checkSecretKey, checkWorkers, formatChecks } from "../src/cli/doctor.ts"
 import { progressBar, renderProgress } from "../src/cli/progress.ts"
+import { coreSettingsFrom, layerTest } from "../src/config/Configuration.ts"
 import { LoggingLive } from "../src/server/logging.ts"
 import { assertBuilt, bin, runCli } from "./support/cli.ts"
 import { testDatabases } from "./support/databases.ts"
@@ -107,7 +108,8 @@ describe("OPSPLATFORM_LOG_FORMAT", () => {
     await Effect.runPromise(
       Effect.logInfo("listening").pipe(
         Effect.annotateLogs({ url: "http://localhost:8080" }),
-        Effect.provide(LoggingLive(env)),
+        Effect.provide(LoggingLive),
+        Effect.provide(layerTest(env)),
         Effect.provideService(Console.Console, console)
       )
     )
@@ -145,9 +147,10 @@ describe("opsplatform doctor", () => {
 
   it("checks the secret key PostgreSQL needs", () => {
     const pg = { _tag: "Postgres", url: "postgres://x@127.0.0.1/db" } as const
-    expect(checkSecretKey(pg, {})).toMatchObject({ status: "fail", fix: expect.stringContaining("openssl rand -base64 32") })
-    expect(checkSecretKey(pg, { OPSPLATFORM_SECRET_KEY: "short" })).toMatchObject({ status: "fail", detail: expect.stringContaining("must be 32 bytes") })
-    expect(checkSecretKey(pg, { OPSPLATFORM_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") }).status).toBe("ok")
+    const key = (text?: string) => coreSettingsFrom(text === undefined ? {} : { OPSPLATFORM_SECRET_KEY: text }).secretKey
+    expect(checkSecretKey(pg, key())).toMatchObject({ status: "fail", fix: expect.stringContaining("openssl rand -base64 32") })
+    expect(checkSecretKey(pg, key("short"))).toMatchObject({ status: "fail", detail: expect.stringContaining("must be 32 bytes") })
+    expect(checkSecretKey(pg, key(Buffer.alloc(32, 7).toString("base64"))).status).toBe("ok")
   })
 
   describe("from the command line, on a new embedded data directory", () => {
@@ -192,8 +195,7 @@ describe("opsplatform doctor", () => {
       let server: TestServer
       beforeAll(async () => {
         // No background jobs: nothing delivers, so what the server queues stays waiting.
-        process.env.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE = "true"
-        server = await startTestServer(db.choice())
+        server = await startTestServer(db.choice(), { env: { OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE: "true" } })
       })
       afterAll(() => server.close())
 

@@ -1,4 +1,4 @@
-import { ConfigProvider, Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { Contacts, Events, FiscalMonitor, Identifiers, Invoices, RateLimiter, Tenancy, Transactor } from "@opsplatform/core"
 import { type FakeAnaf, startFakeAnaf } from "@opsplatform/testing/fakeAnaf"
+import { type CoreConfig, layerTest, type ServerConfig } from "../src/config/Configuration.ts"
 import { FiscalMonitorJob, FiscalRegistryLive } from "../src/server/jobs/fiscal.ts"
 import { assertBuilt, runCli } from "./support/cli.ts"
 import { openCore } from "./support/core.ts"
@@ -73,9 +74,9 @@ describe("opsplatform jobs run fiscal-status on the embedded database", () => {
 })
 
 describe("the fiscal settings", () => {
-  const build = (layer: Layer.Layer<never, never, never>, env: Record<string, string>) =>
+  const build = (layer: Layer.Layer<never, never, CoreConfig | ServerConfig>, env: Record<string, string>) =>
     Effect.runPromiseExit(Effect.scoped(Layer.build(layer.pipe(
-      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
+      Layer.provide(layerTest(env))
     ))))
   const registry = FiscalRegistryLive.pipe(Layer.provide(RateLimiter.RateLimiter.layerMemory))
   const job = FiscalMonitorJob.pipe(Layer.provide(Layer.succeed(FiscalMonitor.FiscalMonitor, {

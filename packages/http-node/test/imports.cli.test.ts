@@ -11,6 +11,7 @@ import { Imports, Pagination, Tenancy } from "@opsplatform/core"
 import { writeContactsCsv } from "@opsplatform/testing/importFiles"
 import type { DatabaseChoice } from "../src/server/database.ts"
 import { assertBuilt, bin, runCli, runCommand } from "./support/cli.ts"
+import { testVariables } from "./support/config.ts"
 import { openCore } from "./support/core.ts"
 import { postgresUrl } from "./support/databases.ts"
 
@@ -122,7 +123,7 @@ const killMidApply = async (childEnv: Record<string, string | undefined>, choice
   const file = path.join(tmp, `kill-${Date.now()}.csv`)
   writeContactsCsv(file, rows)
   const child = spawn(process.execPath, [bin, "import", file, "--org", org, "--entity", "contacts", "--apply"], {
-    env: { ...process.env, ...childEnv },
+    env: { ...process.env, ...testVariables(), ...childEnv },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stderr = ""

@@ -8,13 +8,13 @@ import { MailSyncLive } from "../src/server/jobs/mail.ts"
 import { testDatabases } from "./support/databases.ts"
 import { type Dovecot, type RawMessage, dovecotFor, rawMessage } from "./support/dovecot.ts"
 import { type Receiver, receiverCertificateFile, startReceiver, verifyWith } from "./support/receiver.ts"
+import { configureTests } from "./support/config.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 import { eventually, subscribe, useTestWebhookSettings } from "./support/webhooks.ts"
 
 useTestWebhookSettings({ stepMs: 200 })
-process.env.OPSPLATFORM_MAIL_ALLOW_PRIVATE = "true"
 // Dovecot serves TLS with the test certificate, which the sync trusts as an operator's private CA.
-process.env.OPSPLATFORM_MAIL_CA_FILE = receiverCertificateFile
+configureTests({ OPSPLATFORM_MAIL_ALLOW_PRIVATE: "true", OPSPLATFORM_MAIL_CA_FILE: receiverCertificateFile })
 
 const HOUR = 60 * 60 * 1000
 const SPEC_FIELDS = [
@@ -62,8 +62,7 @@ for (const db of testDatabases()) {
 
     beforeAll(async () => {
       // Syncs run on demand here, so each rule is read at a known moment; the last describe runs them on the interval.
-      process.env.OPSPLATFORM_MAIL_INTERVAL_SEC = "3600"
-      server = await startTestServer(db.choice(), { background: true })
+      server = await startTestServer(db.choice(), { background: true, env: { OPSPLATFORM_MAIL_INTERVAL_SEC: "3600" } })
       f = await seedFixture(server)
       receiver = await startReceiver()
       const sub = await subscribe(server, f.tokens.sandbox, receiver.url, ["email.received"])
@@ -365,14 +364,12 @@ describe.each(testDatabases().map((d) => [d.name, d] as const))("the newcomer's 
   let receiver: Receiver
 
   beforeAll(async () => {
-    process.env.OPSPLATFORM_MAIL_INTERVAL_SEC = String(INTERVAL_SEC)
-    server = await startTestServer(db.choice(), { background: true })
+    server = await startTestServer(db.choice(), { background: true, env: { OPSPLATFORM_MAIL_INTERVAL_SEC: String(INTERVAL_SEC) } })
     receiver = await startReceiver()
   }, 60_000)
   afterAll(async () => {
     await server?.close()
     await receiver?.close()
-    process.env.OPSPLATFORM_MAIL_INTERVAL_SEC = "3600"
   })
 
   it("delivers a message dropped into INBOX as a signed email.received within one interval, and never Junk, Drafts, Sent, an old message or the history", async () => {

@@ -6,10 +6,11 @@ import { coreLive } from "../src/server/app.ts"
 import type { DatabaseChoice } from "../src/server/database.ts"
 import { MailSyncLive } from "../src/server/jobs/mail.ts"
 import { assertBuilt, runCli } from "./support/cli.ts"
-import { testDatabases, postgresUrl } from "./support/databases.ts"
+import { configureTests, testConfiguration } from "./support/config.ts"
+import { postgresUrl, testDatabases } from "./support/databases.ts"
 import { type Dovecot, dovecotFor, rawMessage } from "./support/dovecot.ts"
 
-process.env.OPSPLATFORM_MAIL_ALLOW_PRIVATE = "true"
+configureTests({ OPSPLATFORM_MAIL_ALLOW_PRIVATE: "true" })
 
 const json = (text: string) => JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("{")).pop()!)
 
@@ -21,7 +22,8 @@ const startProcess = async (
   const context = await Effect.runPromise(Layer.buildWithScope(
     MailSyncLive.pipe(
       Layer.provideMerge(coreLive(choice)),
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+      Layer.provide(testConfiguration())
     ),
     scope
   ))

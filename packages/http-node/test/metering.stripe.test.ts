@@ -1,8 +1,9 @@
-import { ConfigProvider, Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ForwardingSettings, PaymentProcessor } from "@opsplatform/core"
 import { type FakeStripe, startFakeStripe } from "@opsplatform/testing/fakeStripe"
-import { meteringSettings, RecordingSettingsLive } from "../src/server/metering.ts"
+import { CoreConfig, layerTest } from "../src/config/Configuration.ts"
+import { RecordingSettingsLive } from "../src/server/metering.ts"
 import { StripePaymentProcessor, type StripeSettings } from "../src/server/stripe.ts"
 
 const TEST_KEY = "sk_test_opsplatform_fake_0001"
@@ -138,7 +139,7 @@ describe("the Stripe adapter: the official SDK against the fake on loopback", ()
 
 describe("metering configuration from the environment", () => {
   const settingsFrom = (env: Record<string, string>) =>
-    Effect.runPromise(meteringSettings.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))))
+    Effect.runPromise(Effect.map(CoreConfig, (config) => config.metering).pipe(Effect.provide(layerTest(env))))
 
   it("points the SDK at OPSPLATFORM_STRIPE_API_BASE and keeps each key to its environment", async () => {
     const s = await settingsFrom({
@@ -168,7 +169,7 @@ describe("metering configuration from the environment", () => {
       Effect.runPromise(
         Effect.gen(function*() {
           return yield* ForwardingSettings.RecordingSettings
-        }).pipe(Effect.provide(RecordingSettingsLive), Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
+        }).pipe(Effect.provide(RecordingSettingsLive), Effect.provide(layerTest(env)))
       )
     expect(await recordingFrom({})).toEqual({ maxGroup: 100, groupsInFlight: 2 })
     expect(await recordingFrom({ OPSPLATFORM_METERING_GROUP_MAX: "1", OPSPLATFORM_METERING_GROUPS_IN_FLIGHT: "4" })).toEqual({

@@ -13,6 +13,7 @@ import { assertBuilt, freePort, runCli, runCommand, spawnWorker, startServe } fr
 import { isolatedDatabase, testDatabases } from "./support/databases.ts"
 import { callsFor, eventsOf, freshCustomer, meteringEnv, TEST_KEY, usageRecords } from "./support/metering.ts"
 import { seedFixture, startTestServer, type TestServer } from "./support/server.ts"
+import { testConfiguration } from "./support/config.ts"
 import { eventually } from "./support/webhooks.ts"
 
 /** Subscriptions for `customers` and `perCustomer` reports on each, through the server's own services. */
@@ -66,7 +67,8 @@ const startForwarder = async (choice: DatabaseChoice, fake: FakeStripe, name: st
         perStream: 5,
         pollIntervalMs: 50
       })),
-      Layer.provideMerge(coreLive(choice))
+      Layer.provideMerge(coreLive(choice)),
+      Layer.provide(testConfiguration())
     ),
     scope
   ))

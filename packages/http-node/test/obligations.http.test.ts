@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Notifier, ObligationMonitor, ObligationRules, Obligations, Tenancy } from "@opsplatform/core"
 import { type Fixture, makeFixture } from "@opsplatform/testing"
 import { coreLive } from "../src/server/app.ts"
-import { obligationsIntervalSec } from "../src/server/jobs/obligations.ts"
+import { serverSettingsFrom } from "../src/config/Configuration.ts"
+import { testConfiguration } from "./support/config.ts"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 import { eventually } from "./support/webhooks.ts"
@@ -397,7 +398,7 @@ for (const db of testDatabases()) {
       const scope = Effect.runSync(Scope.make())
       const second = db.name === "postgres"
         ? await Effect.runPromise(Layer.buildWithScope(
-          coreLive(db.choice()).pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))),
+          coreLive(db.choice()).pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")), Layer.provide(testConfiguration())),
           scope
         ))
         : undefined
@@ -422,23 +423,17 @@ for (const db of testDatabases()) {
     }, 180_000)
 
     it("runs inside the server on its interval", async () => {
-      expect(obligationsIntervalSec({})).toBe(60)
-      expect(obligationsIntervalSec({ OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC: "5" })).toBe(5)
+      const interval = (value?: string) =>
+        serverSettingsFrom(value === undefined ? {} : { OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC: value }).jobs.obligationsIntervalSec
+      expect(interval()).toBe(60)
+      expect(interval("5")).toBe(5)
       for (const bad of ["0", "-3", "1.5", "soon", "86401"]) {
-        expect(obligationsIntervalSec({ OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC: bad })).toBeUndefined()
+        expect(() => interval(bad)).toThrow(/OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC must be a whole number of seconds from 1 to 86400/)
       }
-      const withInterval = <A>(value: string, start: () => Promise<A>) => {
-        const previous = process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
-        process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = value
-        return start().finally(() => {
-          if (previous === undefined) delete process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC
-          else process.env.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = previous
-        })
-      }
-      await expect(withInterval("soon", () => startTestServer(db.choice(), { background: true }))).rejects.toThrow(
-        /OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC/
-      )
-      const serving = await withInterval("1", () => startTestServer(db.choice(), { background: true }))
+      const withInterval = (value: string) =>
+        startTestServer(db.choice(), { background: true, env: { OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC: value } })
+      await expect(withInterval("soon")).rejects.toThrow(/OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC/)
+      const serving = await withInterval("1")
       try {
         const org = await serving.run(makeFixture())
         const c = (await call(serving, "POST", "/v1/contracts", { token: org.tokens.api, body: { name: "Background" } })).json.data.id

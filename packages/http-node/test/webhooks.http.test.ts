@@ -7,8 +7,7 @@ import type { Fixture } from "@opsplatform/testing"
 import { testDatabases } from "./support/databases.ts"
 import { call, seedFixture, startTestServer, type TestServer } from "./support/server.ts"
 
-// No worker runs here and private destinations stay refused: this file is about the API itself.
-delete process.env.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE
+// No worker runs here and private destinations stay refused (the test configuration sets nothing): this file is about the API itself.
 
 const hook = "https://hooks.example.com/ops"
 

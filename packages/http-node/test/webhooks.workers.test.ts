@@ -8,7 +8,8 @@ import { DeliveryRepo, DeliveryWorker, Ids, WebhookSettings } from "@opsplatform
 import type { Fixture } from "@opsplatform/testing"
 import { coreLive } from "../src/server/app.ts"
 import type { DatabaseChoice } from "../src/server/database.ts"
-import { webhookSettingsFromEnv } from "../src/server/webhooks.ts"
+import { coreSettingsFrom } from "../src/config/Configuration.ts"
+import { testConfiguration, testVariables } from "./support/config.ts"
 import { assertBuilt, runCommand, spawnWorker } from "./support/cli.ts"
 import { postgresUrl, testDatabases } from "./support/databases.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
@@ -22,11 +23,16 @@ const LOST = /worker sending this attempt stopped before its lease ran out/
 /** A worker on its own connection pool, as another host would run it; stops when `close` runs. */
 const startWorker = async (choice: DatabaseChoice, name: string, overrides: Partial<WebhookSettings.WebhookSettingsShape> = {}) => {
   const scope = Effect.runSync(Scope.make())
-  const settings = { ...webhookSettingsFromEnv(), userAgent: `OpsPlatform-Webhooks/1.0 (${name})`, ...overrides }
+  const settings = {
+    ...coreSettingsFrom(testVariables()).webhooks.settings,
+    userAgent: `OpsPlatform-Webhooks/1.0 (${name})`,
+    ...overrides
+  }
   const context = await Effect.runPromise(Layer.buildWithScope(
     DeliveryWorker.DeliveryWorker.layer.pipe(
       Layer.provide(Layer.succeed(WebhookSettings.WebhookSettings, settings)),
-      Layer.provideMerge(coreLive(choice))
+      Layer.provideMerge(coreLive(choice)),
+      Layer.provide(testConfiguration())
     ),
     scope
   ))

@@ -62,7 +62,6 @@ export const signedHeaders = (
   }
 }
 
-export const keyOf = (whsec: string): Uint8Array => Buffer.from(whsec.slice("whsec_".length), "base64")
 
 /** The error a call throws or rejects with. */
 export const caught = async (run: () => unknown): Promise<Error & { code?: string }> => {

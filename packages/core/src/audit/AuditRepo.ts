@@ -3,9 +3,9 @@ import { SqlClient } from "effect/sql"
 import { Json, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { AuditEvent, type AuditFilter } from "./model.ts"
+import { AuditEvent, AuditFilter } from "./model.ts"
 
 export const AuditEventRow = AuditEvent.mapFields(Struct.assign({
   details: Json(AuditEvent.fields.details),
@@ -25,12 +25,7 @@ export class AuditRepo extends Context.Service<AuditRepo, TenantScoped<{
       return AuditRepo.of({
         append: (tenant, event) => orDie(events.insert(tenant, event)),
         list: (tenant, f, page) =>
-          events.page(tenant, [
-            f.action === undefined ? sql`TRUE` : sql`action = ${f.action}`,
-            f.device_id === undefined ? sql`TRUE` : sql`device_id = ${f.device_id}`,
-            f.from === undefined ? sql`TRUE` : sql`created_at >= ${f.from}`,
-            f.to === undefined ? sql`TRUE` : sql`created_at < ${f.to}`
-          ], page)
+          events.page(tenant, filterConditions(sql, AuditFilter, f), page)
       })
     })
   )

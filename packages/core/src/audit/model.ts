@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { Filters } from "../shared/filters.ts"
+import { Instant, isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
 
 export const AuditEventId = Uuid.pipe(Schema.brand("AuditEventId"))
 export type AuditEventId = typeof AuditEventId.Type
@@ -13,7 +14,7 @@ export type AuditOutcome = typeof AuditOutcome.Type
  * concerns. The actor is the credential that acted and the organization it
  * belongs to, which differs from the log's own organization when a cabinet
  * acts for a client. `details` holds identifiers and counts only — never a
- * token, a secret or a PIN (DESIGN: Audit).
+ * token, a secret or a PIN (docs/decisions.md, "Design: shared by the areas").
  */
 export const AuditEvent = Schema.Struct({
   id: AuditEventId,
@@ -35,11 +36,10 @@ export type AuditEntry = Omit<AuditEvent, "id" | "created_at" | "details"> & {
   readonly details?: AuditEvent["details"] | undefined
 }
 
-export interface AuditFilter {
-  readonly action?: string | undefined
-  readonly device_id?: string | undefined
-  /** created_at on or after. */
-  readonly from?: string | undefined
-  /** created_at before. */
-  readonly to?: string | undefined
-}
+export const AuditFilter = Schema.Struct({
+  action: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(100))),
+  device_id: Schema.optionalKey(Uuid),
+  from: Schema.optionalKey(Instant.annotate({ description: "created_at on or after" }).pipe(Filters.from("created_at"))),
+  to: Schema.optionalKey(Instant.annotate({ description: "created_at before" }).pipe(Filters.before("created_at")))
+})
+export type AuditFilter = typeof AuditFilter.Type

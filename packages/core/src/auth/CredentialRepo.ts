@@ -3,14 +3,9 @@ import { SqlClient } from "effect/sql"
 import { NullableTimestamp, SpaceSeparated, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { StoredCredential } from "./model.ts"
-
-export interface CredentialFilter {
-  readonly kind?: string | undefined
-  readonly includeRevoked?: boolean | undefined
-}
+import { CredentialFilter, StoredCredential } from "./model.ts"
 
 /** A stored credential: scopes as one space-separated text, times as timestamptz. */
 export const CredentialRow = StoredCredential.mapFields(Struct.assign({
@@ -58,10 +53,7 @@ export class CredentialRepo extends Context.Service<CredentialRepo, TenantScoped
         find: (tenant, id) => credentials.findById(tenant, id),
         findById: (id) => credentials.one(sql`SELECT * FROM credentials WHERE id = ${id}`),
         list: (tenant, filter, page) =>
-          credentials.page(tenant, [
-            filter.kind === undefined ? sql`TRUE` : sql`kind = ${filter.kind}`,
-            filter.includeRevoked ? sql`TRUE` : sql`revoked_at IS NULL`
-          ], page),
+          credentials.page(tenant, filterConditions(sql, CredentialFilter, filter), page),
         revoke: (tenant, id, at) =>
           credentials.one(sql`UPDATE credentials SET revoked_at = COALESCE(revoked_at, ${at})
             WHERE ${credentials.where(tenant, [sql`id = ${id}`])} RETURNING *`),

@@ -8,9 +8,10 @@ import type { Tenant } from "../shared/tenant.ts"
 import { isoFromMillis, nowIso } from "../shared/time.ts"
 import { UserId } from "../tenancy/model.ts"
 import { Tenancy } from "../tenancy/Tenancy.ts"
-import { type CredentialFilter, CredentialRepo } from "./CredentialRepo.ts"
+import { CredentialRepo } from "./CredentialRepo.ts"
 import {
   type Credential,
+  type CredentialFilter,
   CredentialId,
   type CredentialKind,
   DeviceId,

@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { Filters, QueryBoolean } from "../shared/filters.ts"
 import { IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 import { UserId } from "../tenancy/model.ts"
@@ -7,7 +8,7 @@ import type { Scope } from "./scopes.ts"
 export const CredentialKind = Schema.Literals(["api_key", "personal", "device", "oauth"])
 export type CredentialKind = typeof CredentialKind.Type
 
-/** Token prefixes by credential kind (DESIGN: Credentials). */
+/** Token prefixes by credential kind (docs/decisions.md, "Design: credentials"). */
 export const tokenPrefixes = {
   api_key: "svc_key_",
   personal: "svc_pt_",
@@ -74,3 +75,9 @@ export interface Principal {
    */
   readonly onBehalf?: { readonly cabinetOrganizationId: string; readonly grantId: string } | undefined
 }
+
+export const CredentialFilter = Schema.Struct({
+  kind: Schema.optionalKey(CredentialKind),
+  revoked: Schema.optionalKey(QueryBoolean.pipe(Filters.present("revoked_at")))
+})
+export type CredentialFilter = typeof CredentialFilter.Type

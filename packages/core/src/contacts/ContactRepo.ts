@@ -4,9 +4,9 @@ import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { uniqueAsConflict } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { Contact, type ContactFilter, FiscalStatus } from "./model.ts"
+import { Contact, ContactFilter, FiscalStatus } from "./model.ts"
 
 export const contactConflicts = {
   contacts_vat_number_unique: "Another contact already has this VAT number",
@@ -47,11 +47,7 @@ export class ContactRepo extends Context.Service<ContactRepo, TenantScoped<{
         update: (tenant, c) => conflicts(contacts.update(tenant, c)).pipe(Effect.asVoid),
         find: (tenant, id) => contacts.findById(tenant, id),
         list: (tenant, f, page) =>
-          contacts.page(tenant, [
-            f.kind === undefined ? sql`TRUE` : sql`kind = ${f.kind}`,
-            f.vat_number === undefined ? sql`TRUE` : sql`vat_number = ${f.vat_number}`,
-            f.q === undefined ? sql`TRUE` : sql`strpos(lower(name), lower(${f.q})) > 0`
-          ], page),
+          contacts.page(tenant, filterConditions(sql, ContactFilter, f), page),
         remove: (tenant, id) =>
           conflicts(sql`DELETE FROM contacts WHERE ${contacts.where(tenant, [sql`id = ${id}`])} RETURNING id`).pipe(
             Effect.map((rows) => rows.length > 0)

@@ -2,26 +2,20 @@ import { Context, Effect, Layer } from "effect"
 import type { Conflict, NotFound } from "../shared/errors.ts"
 import { ValidationFailed } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
-import { invalidCuiIssue } from "../shared/identifiers.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { ContactRepo } from "./ContactRepo.ts"
 import { type Contact, type ContactCreate, type ContactFilter, ContactId, type ContactUpdate } from "./model.ts"
-import { normalizeVatNumber } from "./rules.ts"
+import { normalizeVatNumber, searchedVatNumber, vatNumberIssue } from "./rules.ts"
 
 /** The VAT number as stored, checked against the contact's country. */
 const checkedVatNumber = (contact: Contact): Effect.Effect<Contact, ValidationFailed> => {
   if (contact.vat_number === null) return Effect.succeed(contact)
   const normalized = normalizeVatNumber(contact.country, contact.vat_number)
   return normalized === undefined
-    ? Effect.fail(ValidationFailed.field(
-      "vat_number",
-      contact.country === "RO"
-        ? invalidCuiIssue
-        : "must be 2 to 30 letters and digits"
-    ))
+    ? Effect.fail(ValidationFailed.field("vat_number", vatNumberIssue(contact.country)))
     : Effect.succeed({ ...contact, vat_number: normalized })
 }
 
@@ -64,13 +58,12 @@ export class Contacts extends Context.Service<Contacts, {
         }),
         get,
         list: (tenant, filter, page) =>
-          repo.list(tenant, {
-            ...filter,
-            // A VAT filter finds the contact however its number was written ("RO 1859" or "1859").
-            vat_number: filter.vat_number === undefined
-              ? undefined
-              : normalizeVatNumber("RO", filter.vat_number) ?? filter.vat_number.replace(/\s+/g, "").toUpperCase()
-          }, page),
+          // A VAT filter finds the contact however its number was written ("RO 1859" or "1859").
+          repo.list(
+            tenant,
+            filter.vat_number === undefined ? filter : { ...filter, vat_number: searchedVatNumber(filter.vat_number) },
+            page
+          ),
         update: Effect.fn("Contacts.update")(function*(tenant, id, patch) {
           const current = yield* get(tenant, id)
           const next = yield* checkedVatNumber({

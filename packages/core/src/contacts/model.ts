@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { Filters } from "../shared/filters.ts"
 import { isMaxChars, IsoDate, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const ContactId = Uuid.pipe(Schema.brand("ContactId"))
@@ -72,9 +73,13 @@ export type ContactCreate = typeof ContactCreate.Type
 export const ContactUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "ContactUpdate" })
 export type ContactUpdate = typeof ContactUpdate.Type
 
-export interface ContactFilter {
-  readonly kind?: ContactKind | undefined
-  readonly vat_number?: string | undefined
-  /** Part of the name, any case. */
-  readonly q?: string | undefined
-}
+export const ContactFilter = Schema.Struct({
+  kind: Schema.optionalKey(ContactKind),
+  vat_number: Schema.optionalKey(Schema.String.check(isMaxChars(40)).annotate({
+    description: "A VAT number, written any way (\"RO 14399840\" finds 14399840)"
+  })),
+  q: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(200)).annotate({
+    description: "Part of the name, any case"
+  }).pipe(Filters.contains("name")))
+})
+export type ContactFilter = typeof ContactFilter.Type

@@ -1,4 +1,4 @@
-import { normalizeCui } from "../shared/identifiers.ts"
+import { invalidCuiIssue, normalizeCui } from "../shared/identifiers.ts"
 
 /**
  * A VAT number as stored, or undefined when it is not valid. A Romanian one
@@ -8,9 +8,20 @@ import { normalizeCui } from "../shared/identifiers.ts"
  */
 export const normalizeVatNumber = (country: string, text: string): string | undefined => {
   if (country === "RO") return normalizeCui(text)
-  const compact = text.replace(/\s+/g, "").toUpperCase()
+  const compact = compactVatNumber(text)
   return /^[A-Z0-9+*.-]{2,30}$/.test(compact) ? compact : undefined
 }
 
-/** A contact we sell to. */
-export const isCustomer = (kind: "customer" | "supplier" | "both"): boolean => kind !== "supplier"
+/** What a VAT number `normalizeVatNumber` refuses for `country` is told. */
+export const vatNumberIssue = (country: string): string =>
+  country === "RO" ? invalidCuiIssue : "must be 2 to 30 letters and digits"
+
+/** A VAT number without spaces, upper case. */
+const compactVatNumber = (text: string): string => text.replace(/\s+/g, "").toUpperCase()
+
+/**
+ * The stored form of a VAT number searched for, however it was written: a
+ * valid Romanian CUI without its `RO` ("RO 1859" finds 1859), anything else
+ * compact and upper case.
+ */
+export const searchedVatNumber = (text: string): string => normalizeVatNumber("RO", text) ?? compactVatNumber(text)

@@ -199,7 +199,7 @@ const floorDiv = (a: number, b: number): number => {
 const verdictOrder: ReadonlyArray<Verdict> = ["FLEET", "HYBRID", "COURIER"]
 
 /**
- * Own fleet versus courier for one route (DESIGN "Route cost comparison").
+ * Own fleet versus courier for one route (docs/decisions.md, "Design: route cost comparison").
  *
  * - A stop's marginal fleet cost is the fleet cost of the route minus the
  *   fleet cost of the route without it, both in the requested mode; without

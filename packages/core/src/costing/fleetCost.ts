@@ -68,17 +68,6 @@ const term = (category: CostCategory, perSecond: boolean, a: number, b: number, 
   }
 }
 
-export const marginalCategories: ReadonlyArray<CostCategory> = ["FUEL", "DRIVER", "TOLLS"]
-export const fullCategories: ReadonlyArray<CostCategory> = [
-  "FUEL",
-  "DRIVER",
-  "TOLLS",
-  "DEPRECIATION",
-  "INSURANCE",
-  "MAINTENANCE",
-  "TYRES"
-]
-
 /**
  * The categories of a mode as exact ratios (d = km, t = minutes):
  * FUEL = d·c/100·p, DRIVER = t/60·w, TOLLS = d·τ; FULL adds

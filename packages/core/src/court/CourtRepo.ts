@@ -4,9 +4,9 @@ import { Json, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, tenantTable } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { CourtCase, type CourtCaseFilter, Hearing, Party } from "./model.ts"
+import { CourtCase, CourtCaseFilter, Hearing, Party } from "./model.ts"
 
 export const courtConflicts = {
   court_cases_number_unique: "Another court case of the organization already has this file number"
@@ -51,7 +51,7 @@ export class CourtRepo extends Context.Service<CourtRepo, TenantScoped<{
         update: (tenant, c) => conflicts(cases.update(tenant, c)).pipe(Effect.asVoid),
         find: (tenant, id, options) => cases.findById(tenant, id, options),
         list: (tenant, f, page) =>
-          cases.page(tenant, [f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`], page),
+          cases.page(tenant, filterConditions(sql, CourtCaseFilter, f), page),
         remove: (tenant, id) => Effect.map(cases.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
         insertHearing: (tenant, h) => orDie(hearings.insert(tenant, h)),
         updateHearing: (tenant, h) => orDie(hearings.update(tenant, h, [sql`case_id = ${h.case_id}`])).pipe(Effect.asVoid),

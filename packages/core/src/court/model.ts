@@ -84,6 +84,5 @@ export type HearingCreate = typeof HearingCreate.Type
 export const HearingUpdate = HearingEditable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "CourtHearingUpdate" })
 export type HearingUpdate = typeof HearingUpdate.Type
 
-export interface CourtCaseFilter {
-  readonly status?: CourtCaseStatus | undefined
-}
+export const CourtCaseFilter = Schema.Struct({ status: Schema.optionalKey(CourtCaseStatus) })
+export type CourtCaseFilter = typeof CourtCaseFilter.Type

@@ -3,9 +3,9 @@ import { SqlClient } from "effect/sql"
 import { NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { type DeviceFilter, DeviceRecord } from "./model.ts"
+import { DeviceFilter, DeviceRecord } from "./model.ts"
 
 export const DeviceRow = DeviceRecord.mapFields(Struct.assign({
   created_at: Timestamp,
@@ -56,10 +56,7 @@ export class DeviceRepo extends Context.Service<DeviceRepo, TenantScoped<{
         insert: (tenant, d) => orDie(devices.insert(tenant, d)),
         find: (tenant, id) => devices.find(tenant, [sql`id = ${id}`, live]),
         list: (tenant, filter, page) =>
-          devices.page(tenant, [
-            live,
-            filter.location_id === undefined ? sql`TRUE` : sql`location_id = ${filter.location_id}`
-          ], page),
+          devices.page(tenant, [live, ...filterConditions(sql, DeviceFilter, filter)], page),
         update: (tenant, d) =>
           orDie(sql`UPDATE devices SET name = ${d.name}, location_id = ${d.location_id}, locale = ${d.locale},
               updated_at = ${d.updated_at}

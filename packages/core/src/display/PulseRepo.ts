@@ -59,21 +59,30 @@ export class PulseRepo extends Context.Service<PulseRepo, TenantScoped<{
           const type = instantMeasures.has(query.measure) ? sql.literal("timestamptz") : sql.literal("date")
           const bounds = query.boundaries.map((b) => sql`${b}::${type}`)
           const array = sql`ARRAY[${sql.join(", ", false)(bounds)}]`
+          // A flow counts what happened within the periods; a stock, everything up to their end.
           const within = (date: Statement.Fragment) =>
-            query.mode === "flow" ? sql`${date} >= ${bounds[0]!} AND ${date} < ${bounds[bounds.length - 1]!}` : sql`TRUE`
+            query.mode === "flow" ? [sql`${date} >= ${bounds[0]!}`, sql`${date} < ${bounds[bounds.length - 1]!}`] : []
           const live = counted[query.measure]
           if (live !== undefined) {
             return orDie(sql<Row>`SELECT width_bucket(${live.date}, ${array}) AS bucket, '' AS currency, NULL::text AS rate,
                 '0' AS minor, count(*)::int AS n
               FROM ${live.from}
-              WHERE t.organization_id = ${tenant.organizationId} AND t.environment = ${tenant.environment}
-                AND ${live.where} AND ${within(live.date)}
+              WHERE ${sql.and([
+                sql`t.organization_id = ${tenant.organizationId}`,
+                sql`t.environment = ${tenant.environment}`,
+                live.where,
+                ...within(live.date)
+              ])}
               GROUP BY 1`).pipe(Effect.map(decode))
           }
           const rows = (table: string) =>
             sql`SELECT day, currency, rate, minor, count FROM ${sql(table)}
-              WHERE organization_id = ${tenant.organizationId} AND environment = ${tenant.environment}
-                AND measure = ${query.measure} AND ${within(sql`day`)}`
+              WHERE ${sql.and([
+                sql`organization_id = ${tenant.organizationId}`,
+                sql`environment = ${tenant.environment}`,
+                sql`measure = ${query.measure}`,
+                ...within(sql`day`)
+              ])}`
           return orDie(sql<Row>`SELECT width_bucket(r.day, ${array}) AS bucket, r.currency, NULLIF(r.rate, '') AS rate,
               SUM(r.minor)::text AS minor, SUM(r.count)::int AS n
             FROM (${rows("pulse_days")} UNION ALL ${rows("pulse_deltas")}) AS r

@@ -1,7 +1,7 @@
 import { Schema, Struct } from "effect"
 import { DeviceId } from "../auth/model.ts"
 import { LocationId } from "../locations/model.ts"
-import { isMaxChars, IsoDateTime, isPattern, NonBlankString } from "../shared/schemas.ts"
+import { isMaxChars, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export { DeviceId }
 
@@ -9,7 +9,7 @@ export { DeviceId }
 export const DisplayLocale = Schema.Literals(["ro", "en"])
 export type DisplayLocale = typeof DisplayLocale.Type
 
-/** The scopes a device token may carry (DESIGN: Credentials). */
+/** The scopes a device token may carry (docs/decisions.md, "Design: credentials"). */
 export const DeviceScope = Schema.Literals(["display:read", "display:assistant"])
 export type DeviceScope = typeof DeviceScope.Type
 
@@ -78,9 +78,8 @@ export const UnlockResult = Schema.Struct({
 }).annotate({ identifier: "DisplayUnlockResult" })
 export type UnlockResult = typeof UnlockResult.Type
 
-export interface DeviceFilter {
-  readonly location_id?: string | undefined
-}
+export const DeviceFilter = Schema.Struct({ location_id: Schema.optionalKey(Uuid) })
+export type DeviceFilter = typeof DeviceFilter.Type
 
 // ---- The assistant ---------------------------------------------------------
 

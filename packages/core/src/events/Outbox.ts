@@ -18,7 +18,7 @@ export interface StoredOutboxEvent extends OutboxEvent {
   readonly payload: string
 }
 
-/** Largest webhook body (DESIGN: payloads up to 256 KiB; shared/limits.ts). */
+/** Largest webhook body (payloads up to 256 KiB: docs/decisions.md, "Design: events and webhooks"; shared/limits.ts). */
 export const MAX_PAYLOAD_BYTES = MAX_EVENT_PAYLOAD_BYTES
 
 /**

@@ -3,9 +3,9 @@ import { SqlClient } from "effect/sql"
 import { Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { Expense, type ExpenseFilter } from "./model.ts"
+import { Expense, ExpenseFilter } from "./model.ts"
 
 /** A stored expense: the resource, its timestamps as timestamptz (the amount reads back as a two-decimal numeric). */
 export const ExpenseRow = Expense.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
@@ -27,14 +27,7 @@ export class ExpenseRepo extends Context.Service<ExpenseRepo, TenantScoped<{
         update: (tenant, e) => orDie(expenses.update(tenant, e)).pipe(Effect.asVoid),
         find: (tenant, id) => expenses.findById(tenant, id),
         list: (tenant, f, page) =>
-          expenses.page(tenant, [
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-            f.category === undefined ? sql`TRUE` : sql`category = ${f.category}`,
-            f.currency === undefined ? sql`TRUE` : sql`currency = ${f.currency}`,
-            f.location_id === undefined ? sql`TRUE` : sql`location_id = ${f.location_id}`,
-            f.date_from === undefined ? sql`TRUE` : sql`expense_date >= ${f.date_from}::date`,
-            f.date_to === undefined ? sql`TRUE` : sql`expense_date <= ${f.date_to}::date`
-          ], page)
+          expenses.page(tenant, filterConditions(sql, ExpenseFilter, f), page)
       })
     })
   )

@@ -1,5 +1,6 @@
 import { Schema, Struct } from "effect"
 import { LocationId } from "../locations/model.ts"
+import { Filters } from "../shared/filters.ts"
 import { CurrencyCode, DecimalAmount, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 /** Expense categories (decided: docs/decisions.md). */
@@ -61,11 +62,12 @@ export type ExpenseCreate = typeof ExpenseCreate.Type
 export const ExpenseUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "ExpenseUpdate" })
 export type ExpenseUpdate = typeof ExpenseUpdate.Type
 
-export interface ExpenseFilter {
-  readonly status?: ExpenseStatus | undefined
-  readonly category?: ExpenseCategory | undefined
-  readonly currency?: string | undefined
-  readonly date_from?: string | undefined
-  readonly date_to?: string | undefined
-  readonly location_id?: string | undefined
-}
+export const ExpenseFilter = Schema.Struct({
+  status: Schema.optionalKey(ExpenseStatus),
+  category: Schema.optionalKey(ExpenseCategory),
+  currency: Schema.optionalKey(CurrencyCode),
+  location_id: Schema.optionalKey(Uuid),
+  date_from: Schema.optionalKey(IsoDate.annotate({ description: "expense_date on or after" }).pipe(Filters.from("expense_date"))),
+  date_to: Schema.optionalKey(IsoDate.annotate({ description: "expense_date on or before" }).pipe(Filters.to("expense_date")))
+})
+export type ExpenseFilter = typeof ExpenseFilter.Type

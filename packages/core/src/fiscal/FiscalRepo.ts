@@ -108,21 +108,24 @@ export class FiscalRepo extends Context.Service<FiscalRepo, TenantScoped<{
 
       const candidate = sql`c.country = 'RO' AND c.vat_number IS NOT NULL AND c.kind <> 'supplier'
         AND EXISTS (SELECT 1 FROM invoices i WHERE i.contact_id = c.id AND i.status IN ('SENT', 'PARTIALLY_PAID'))`
+      /** One organization's rows, or (none given) every organization's. */
       const ofOrganization = (column: string, organizationId: string | undefined) =>
-        organizationId === undefined ? sql`TRUE` : sql`${sql(column)} = ${organizationId}`
+        organizationId === undefined ? [] : [sql`${sql(column)} = ${organizationId}`]
 
       return FiscalRepo.of({
         timeZonesWithCandidates: (organizationId) =>
           orDie(sql<{ readonly time_zone: string }>`SELECT DISTINCT o.time_zone FROM organizations o
-            WHERE ${ofOrganization("o.id", organizationId)}
-              AND EXISTS (SELECT 1 FROM contacts c WHERE c.organization_id = o.id AND ${candidate})
+            WHERE ${sql.and([
+              ...ofOrganization("o.id", organizationId),
+              sql`EXISTS (SELECT 1 FROM contacts c WHERE c.organization_id = o.id AND ${candidate})`
+            ])}
             ORDER BY o.time_zone`).pipe(Effect.map((rows) => rows.map((r) => r.time_zone))),
         claim: ({ at, claim, limit, organizationId, timeZone, today, until }) =>
           // SKIP LOCKED: contacts another process is claiming (or a request is changing) are left to it or the next pass.
           claimed.all(sql`WITH claimed AS (UPDATE contacts SET fiscal_claim = ${claim}, fiscal_claimed_until = ${until}
             WHERE id IN (
               SELECT c.id FROM contacts c JOIN organizations o ON o.id = c.organization_id
-              WHERE o.time_zone = ${timeZone} AND ${ofOrganization("c.organization_id", organizationId)} AND ${candidate}
+              WHERE ${sql.and([sql`o.time_zone = ${timeZone}`, ...ofOrganization("c.organization_id", organizationId), candidate])}
                 AND c.fiscal_check_date IS DISTINCT FROM ${today}::date
                 AND (c.fiscal_claimed_until IS NULL OR c.fiscal_claimed_until < ${at}::timestamptz)
               ORDER BY c.id

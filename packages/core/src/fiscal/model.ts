@@ -3,8 +3,7 @@ import { ContactId, FiscalStatus } from "../contacts/model.ts"
 import { FiscalChange } from "../events/catalog.ts"
 import { IsoDate, IsoDateTime, Uuid } from "../shared/schemas.ts"
 
-export { FiscalChange, FiscalChangeKind } from "../events/catalog.ts"
-export { FiscalFact, FiscalStatus } from "../contacts/model.ts"
+export { FiscalStatus } from "../contacts/model.ts"
 
 export const FiscalSnapshotId = Uuid.pipe(Schema.brand("FiscalSnapshotId"))
 export type FiscalSnapshotId = typeof FiscalSnapshotId.Type

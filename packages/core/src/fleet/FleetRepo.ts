@@ -4,9 +4,9 @@ import { NullableNumeric, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, tenantTable } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { FleetVehicle, type FleetVehicleFilter } from "./model.ts"
+import { FleetVehicle, FleetVehicleFilter } from "./model.ts"
 
 export const fleetConflicts = {
   fleet_vehicles_plate_unique: "Another vehicle of the organization already has this plate"
@@ -44,10 +44,7 @@ export class FleetRepo extends Context.Service<FleetRepo, TenantScoped<{
         update: (tenant, v) => conflicts(vehicles.update(tenant, v)).pipe(Effect.asVoid),
         find: (tenant, id, options) => vehicles.findById(tenant, id, options),
         list: (tenant, f, page) =>
-          vehicles.page(tenant, [
-            f.active === undefined ? sql`TRUE` : sql`active = ${f.active}`,
-            f.fuel_type === undefined ? sql`TRUE` : sql`fuel_type = ${f.fuel_type}`
-          ], page),
+          vehicles.page(tenant, filterConditions(sql, FleetVehicleFilter, f), page),
         remove: (tenant, id) => Effect.map(vehicles.remove(tenant, [sql`id = ${id}`]), (n) => n > 0)
       })
     })

@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { QueryBoolean } from "../shared/filters.ts"
 import { IsoDateTime, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
 import { normalizePlate, plateIssue } from "./rules.ts"
 
@@ -71,7 +72,8 @@ export const FleetVehicleUpdate = Editable.mapFields(Struct.map(Schema.optionalK
 })
 export type FleetVehicleUpdate = typeof FleetVehicleUpdate.Type
 
-export interface FleetVehicleFilter {
-  readonly active?: boolean | undefined
-  readonly fuel_type?: FuelType | undefined
-}
+export const FleetVehicleFilter = Schema.Struct({
+  active: Schema.optionalKey(QueryBoolean),
+  fuel_type: Schema.optionalKey(FuelType)
+})
+export type FleetVehicleFilter = typeof FleetVehicleFilter.Type

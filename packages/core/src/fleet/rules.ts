@@ -1,5 +1,5 @@
 /**
- * Romanian registration plates (DESIGN: "Plates are stored upper-case without
+ * Romanian registration plates (docs/decisions.md, "Design: shared by the areas": "Plates are stored upper case without
  * spaces or dashes"; the accepted formats are decided in docs/decisions.md,
  * "Fleet vehicles and court cases").
  *

@@ -4,9 +4,9 @@ import { NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, keysetPage, table } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, keysetPage, table } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { type AccessGrantFilter, AccessGrantRecord, derivedFields } from "./model.ts"
+import { AccessGrantFilter, AccessGrantRecord, derivedFields } from "./model.ts"
 import { sideOf } from "./rules.ts"
 
 const openGrantExists = "A pending or active access grant with this counterparty already exists"
@@ -84,18 +84,19 @@ export class GrantRepo extends Context.Service<GrantRepo, TenantScoped<{
         find: (tenant, id, options) =>
           grants.one(sql`SELECT ${grants.select} FROM ${grants.name} WHERE ${where(tenant, [sql`access_grants.id = ${id}`])}
             ${options?.forUpdate ? sql`FOR UPDATE` : sql``}`),
-        list: (tenant, f, page) =>
-          keysetPage(sql, {
+        list: (tenant, f, page) => {
+          const conditions = filterConditions(sql, AccessGrantFilter, f, {
+            role: (role) => sql`${sql(`${role}_organization_id`)} = ${tenant.organizationId}`
+          })
+          return keysetPage(sql, {
             table: grants.name,
             select: grants.select,
-            where: where(tenant, [
-              f.role === undefined ? sql`TRUE` : sql`${sql(`${f.role}_organization_id`)} = ${tenant.organizationId}`,
-              f.status === undefined ? sql`TRUE` : sql`access_grants.status = ${f.status}`
-            ]),
+            where: where(tenant, conditions),
             page,
             all: grants.all,
-            filtered: f.role !== undefined || f.status !== undefined
-          }),
+            filtered: conditions.length > 0
+          })
+        },
         update: (tenant, grant) => orDie(grants.update(grant, where(tenant))).pipe(Effect.asVoid),
         findForClient: (tenant, client) =>
           grants.one(sql`SELECT ${grants.select} FROM ${grants.name}

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Filters } from "../shared/filters.ts"
 import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 
@@ -89,10 +90,11 @@ export const AccessGrantCreate = Schema.Struct({
 }).annotate({ identifier: "AccessGrantCreate" })
 export type AccessGrantCreate = typeof AccessGrantCreate.Type
 
-export interface AccessGrantFilter {
-  readonly role?: GrantRole | undefined
-  readonly status?: GrantStatus | undefined
-}
+export const AccessGrantFilter = Schema.Struct({
+  role: Schema.optionalKey(GrantRole.annotate({ description: "Only grants where the caller is on this side" }).pipe(Filters.own)),
+  status: Schema.optionalKey(GrantStatus)
+})
+export type AccessGrantFilter = typeof AccessGrantFilter.Type
 
 /** Who acts on a grant, for its audit entries: the credential, its own organization, the request. */
 export interface GrantActor {

@@ -26,7 +26,7 @@ import {
   PARSE_LEASE_MS,
   SAMPLE_SIZE
 } from "./model.ts"
-import { entitySpecs, type FieldValue, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
+import { entitySpecs, type FieldValue, matchKey, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
 
 /** A CSV file opened for reading: what was detected, and its records (the header first). */
 export interface CsvFile {
@@ -69,20 +69,6 @@ const defaults: Readonly<Record<ImportEntity, Readonly<Record<string, FieldValue
 const allEmpty = (raw: Readonly<Record<string, string>>): boolean => {
   for (const k in raw) if (raw[k] !== "") return false
   return true
-}
-
-/** The record's match key, as `rules.ts` computes it from a row. */
-const keyOfRecord = (entity: ImportEntity, r: TargetRecord): string | null => {
-  switch (entity) {
-    case "contacts":
-      return r.vat_number === null ? null : `${String(r.country)}:${String(r.vat_number)}`
-    case "locations":
-      return r.code === null ? null : String(r.code).toLowerCase()
-    case "fleet_vehicles":
-      return String(r.plate)
-    case "expenses":
-      return r.external_ref === null ? null : String(r.external_ref)
-  }
 }
 
 /** The fields the row would change on `current`. */
@@ -140,7 +126,7 @@ export class Imports extends Context.Service<Imports, {
         Effect.map(repo.findTargets(tenant, entity, rows.flatMap((r) => r.key === null ? [] : [r.key])), (found) => {
           const existing = new Map<string, TargetRecord>()
           for (const r of found) {
-            const key = keyOfRecord(entity, r)
+            const key = matchKey(entity, r)
             if (key !== null) existing.set(key, r)
           }
           return existing

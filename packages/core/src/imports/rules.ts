@@ -1,6 +1,6 @@
 import { normalizePlate, plateIssue } from "../fleet/rules.ts"
 import { currencyCodes } from "../shared/currencies.ts"
-import { invalidCuiIssue, normalizeCui } from "../shared/identifiers.ts"
+import { normalizeVatNumber, vatNumberIssue } from "../contacts/rules.ts"
 import { exceedsCharacters, isCalendarDate } from "../shared/schemas.ts"
 import type { ImportEntity, ImportIssue, ImportPreset } from "./model.ts"
 
@@ -101,6 +101,25 @@ export interface FieldSpec {
   readonly required?: boolean
 }
 
+/**
+ * The key a record is matched by, from its fields — a converted row's or a
+ * stored record's alike: contacts by country and VAT number, locations by
+ * code in any case, vehicles by plate, expenses by external reference (each
+ * the target table's unique index); null when the record has none.
+ */
+export const matchKey = (entity: ImportEntity, fields: Readonly<Record<string, unknown>>): string | null => {
+  switch (entity) {
+    case "contacts":
+      return fields.vat_number == null ? null : `${String(fields.country)}:${String(fields.vat_number)}`
+    case "locations":
+      return fields.code == null ? null : String(fields.code).toLowerCase()
+    case "fleet_vehicles":
+      return fields.plate == null ? null : String(fields.plate)
+    case "expenses":
+      return fields.external_ref == null ? null : String(fields.external_ref)
+  }
+}
+
 export interface Converted {
   readonly fields: RowFields
   /** What the row is matched by (contacts: VAT number, locations: code, vehicles: plate, expenses: external reference). */
@@ -174,12 +193,11 @@ const contacts: EntitySpec = {
     if (vat !== undefined) {
       if (vat === "") b.fields.vat_number = null
       else {
-        const normalized = country === "RO" ? normalizeCui(vat) : vat.replace(/\s+/g, "").toUpperCase()
-        if (normalized === undefined || (country !== "RO" && !/^[A-Z0-9+*.-]{2,30}$/.test(normalized))) {
-          b.issue("vat_number", country === "RO" ? invalidCuiIssue : "must be 2 to 30 letters and digits")
-        } else {
+        const normalized = normalizeVatNumber(country, vat)
+        if (normalized === undefined) b.issue("vat_number", vatNumberIssue(country))
+        else {
           b.fields.vat_number = normalized
-          key = `${country}:${normalized}`
+          key = matchKey("contacts", b.fields)
         }
       }
     }
@@ -235,7 +253,7 @@ const locations: EntitySpec = {
         b.issue("code", "must be 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit")
       } else {
         b.fields.code = raw.code
-        key = raw.code.toLowerCase()
+        key = matchKey("locations", b.fields)
       }
     }
     b.text(raw, "address", 500)
@@ -292,7 +310,7 @@ const vehicles: EntitySpec = {
       if (plate === undefined) b.issue("plate", plateIssue)
       else {
         b.fields.plate = plate
-        key = plate
+        key = matchKey("fleet_vehicles", b.fields)
       }
     }
     b.text(raw, "make", 100)
@@ -363,7 +381,7 @@ const expenses: EntitySpec = {
       else if (exceedsCharacters(raw.external_ref, 100)) b.issue("external_ref", "must be at most 100 characters")
       else {
         b.fields.external_ref = raw.external_ref
-        key = raw.external_ref
+        key = matchKey("expenses", b.fields)
       }
     }
     b.text(raw, "description", 500, true)

@@ -15,7 +15,7 @@ import {
   type BankTransactionImport,
   type BankTransactionRecord
 } from "./model.ts"
-import { amountIn } from "./payments.ts"
+import { amountIn } from "./inputs.ts"
 import { PaymentRepo } from "./PaymentRepo.ts"
 import { presentBankTransaction } from "./present.ts"
 

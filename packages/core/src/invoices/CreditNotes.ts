@@ -16,9 +16,9 @@ import {
   CreditNoteId,
   type CreditNoteRecord
 } from "./model.ts"
-import { amountIn, pricedLines, withBalance } from "./payments.ts"
+import { amountIn, pricedLines } from "./inputs.ts"
 import { presentCreditNote } from "./present.ts"
-import { acceptsMoney, formatInvoiceNumber, totalsOf } from "./rules.ts"
+import { acceptsMoney, formatInvoiceNumber, totalsOf, withBalance } from "./rules.ts"
 
 /**
  * Credit notes: documents that cancel part or all of an issued invoice's

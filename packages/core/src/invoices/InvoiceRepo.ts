@@ -4,12 +4,12 @@ import { Json, NullableTimestamp, Numeric, Timestamp } from "../shared/columns.t
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, tenantTable } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import {
   CreditNoteRecord,
-  type CreditNoteFilter,
-  type InvoiceFilter,
+  CreditNoteFilter,
+  InvoiceFilter,
   InvoiceRecord,
   StoredLine
 } from "./model.ts"
@@ -74,17 +74,12 @@ export class InvoiceRepo extends Context.Service<InvoiceRepo, TenantScoped<{
         update: (tenant, invoice) => conflicts(invoices.update(tenant, invoice)).pipe(Effect.asVoid),
         find: (tenant, id, options) => invoices.findById(tenant, id, options),
         list: (tenant, f, today, page) =>
-          invoices.page(tenant, [
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-            f.contact_id === undefined ? sql`TRUE` : sql`contact_id = ${f.contact_id}`,
-            f.issue_date_from === undefined ? sql`TRUE` : sql`issue_date >= ${f.issue_date_from}`,
-            f.issue_date_to === undefined ? sql`TRUE` : sql`issue_date <= ${f.issue_date_to}`,
-            f.overdue === undefined
-              ? sql`TRUE`
-              : f.overdue
-              ? sql`status IN ('SENT', 'PARTIALLY_PAID') AND due_date < ${today}`
-              : sql`NOT (status IN ('SENT', 'PARTIALLY_PAID') AND due_date < ${today})`
-          ], page),
+          invoices.page(tenant, filterConditions(sql, InvoiceFilter, f, {
+            overdue: (overdue) => {
+              const due = sql`status IN ('SENT', 'PARTIALLY_PAID') AND due_date < ${today}`
+              return overdue ? due : sql`NOT (${due})`
+            }
+          }), page),
         nextNumber: (tenant, series) =>
           orDie(sql<{ readonly last_number: number }>`INSERT INTO invoice_series (organization_id, environment, series, last_number)
             VALUES (${tenant.organizationId}, ${tenant.environment}, ${series}, 1)
@@ -95,10 +90,7 @@ export class InvoiceRepo extends Context.Service<InvoiceRepo, TenantScoped<{
         updateCreditNote: (tenant, note) => orDie(notes.update(tenant, note)).pipe(Effect.asVoid),
         findCreditNote: (tenant, id, options) => notes.findById(tenant, id, options),
         listCreditNotes: (tenant, f, page) =>
-          notes.page(tenant, [
-            f.invoice_id === undefined ? sql`TRUE` : sql`invoice_id = ${f.invoice_id}`,
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`
-          ], page)
+          notes.page(tenant, filterConditions(sql, CreditNoteFilter, f), page)
       })
     })
   )

@@ -10,6 +10,7 @@ import {
 } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
+import { formatMinor } from "../shared/money.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { isoFromMillis } from "../shared/time.ts"
@@ -24,12 +25,29 @@ import {
   InvoiceId,
   type InvoiceIssue,
   type InvoiceRecord,
-  type InvoiceUpdate
+  type InvoiceUpdate,
+  type Payment,
+  PaymentId,
+  type PaymentInput,
+  type PaymentMethod,
+  type PaymentRecord,
+  type Refund,
+  type RefundCreate,
+  RefundId,
+  type RefundRecord,
+  type Reversal,
+  type ReversalCreate,
+  ReversalId,
+  type ReversalRecord
 } from "./model.ts"
 import { PaymentRepo } from "./PaymentRepo.ts"
-import { type InvoiceContext, type InvoiceMoney, invoiceMoney, pricedLines } from "./payments.ts"
-import { presentInvoice } from "./present.ts"
-import { formatInvoiceNumber, invoiceLifecycle, totalsOf } from "./rules.ts"
+import { paymentEvent, reversalEvent } from "./events.ts"
+import { amountIn, pricedLines } from "./inputs.ts"
+import { presentInvoice, presentPayment, presentRefund, presentReversal } from "./present.ts"
+import { acceptsMoney, balanceOf, formatInvoiceNumber, invoiceLifecycle, totalsOf, withBalance } from "./rules.ts"
+
+/** What recording or returning money can fail with. */
+type PaymentErrors = NotFound | InvalidTransition | Unprocessable | ValidationFailed
 
 /**
  * Invoices of an organization environment: drafts, issuing with a gap-free
@@ -46,7 +64,29 @@ export class Invoices extends Context.Service<Invoices, {
   readonly update: (tenant: Tenant, id: string, patch: InvoiceUpdate) => Effect.Effect<Invoice, NotFound | ValidationFailed | InvalidTransition>
   readonly issue: (tenant: Tenant, id: string, input: InvoiceIssue) => Effect.Effect<Invoice, NotFound | ValidationFailed | InvalidTransition | Unprocessable | Conflict>
   readonly void: (tenant: Tenant, id: string) => Effect.Effect<Invoice, NotFound | InvalidTransition | Conflict>
-} & InvoiceMoney>()("@opsplatform/core/invoices/Invoices") {
+  /** The one way money is recorded against an invoice, whatever its path (`source`). */
+  readonly recordPayment: (tenant: Tenant, id: string, input: PaymentInput) => Effect.Effect<Payment, PaymentErrors>
+  /** Records the remaining balance as paid (`source` mark_paid). */
+  readonly markPaid: (
+    tenant: Tenant,
+    id: string,
+    input: {
+      readonly payment_date?: string | undefined
+      readonly method?: PaymentMethod | undefined
+      readonly reference?: string | undefined
+    }
+  ) => Effect.Effect<Payment, PaymentErrors>
+  readonly listPayments: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<Payment>, NotFound>
+  readonly reversePayment: (
+    tenant: Tenant,
+    id: string,
+    paymentId: string,
+    input: ReversalCreate
+  ) => Effect.Effect<Reversal, NotFound | Conflict>
+  /** Money paid back; at most what was paid beyond the net total. Emits no event. */
+  readonly refund: (tenant: Tenant, id: string, input: RefundCreate) => Effect.Effect<Refund, PaymentErrors>
+  readonly listRefunds: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<Refund>, NotFound>
+}>()("@opsplatform/core/invoices/Invoices") {
   static readonly layer: Layer.Layer<
     Invoices,
     never,
@@ -64,16 +104,50 @@ export class Invoices extends Context.Service<Invoices, {
 
       const find = (tenant: Tenant, id: string, forUpdate = false) =>
         findOr404("invoice", id, (id) => invoices.find(tenant, id, { forUpdate }))
-      const context: InvoiceContext = {
-        invoices,
-        payments,
-        outbox,
-        ids,
-        tx,
-        today: (tenant) => organizationToday(tenancy, tenant.organizationId),
-        locked: (tenant, id) => find(tenant, id, true)
-      }
+      /** The invoice, locked for the rest of the transaction. */
+      const locked = (tenant: Tenant, id: string) => find(tenant, id, true)
+      const today = (tenant: Tenant) => organizationToday(tenancy, tenant.organizationId)
+      const findPayment = (tenant: Tenant, invoiceId: string, paymentId: string) =>
+        findOr404("payment", paymentId, (id) => payments.findPayment(tenant, invoiceId, id))
+      const acceptingMoney = (invoice: InvoiceRecord) =>
+        acceptsMoney(invoice.status)
+          ? Effect.void
+          : Effect.fail(new InvalidTransition({ resource: "invoice", from: invoice.status, to: "PAID" }))
       const now = Effect.map(Clock.currentTimeMillis, isoFromMillis)
+
+      /** The one way money is recorded against an invoice, whatever its path. */
+      const recordPayment: Invoices["Service"]["recordPayment"] = Effect.fn("Invoices.recordPayment")(function*(tenant, id, input) {
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const invoice = yield* locked(tenant, id)
+          yield* acceptingMoney(invoice)
+          const amount = yield* amountIn(input.amount, invoice.currency)
+          const { remaining_minor } = balanceOf(invoice)
+          if (amount > remaining_minor) {
+            return yield* new Unprocessable({
+              errorCode: "payment_exceeds_balance",
+              reason: `The payment exceeds the remaining balance of the invoice (${remaining_minor} minor units of ${invoice.currency})`
+            })
+          }
+          const at = yield* now
+          const payment: PaymentRecord = {
+            id: yield* newId(ids, PaymentId),
+            invoice_id: invoice.id,
+            amount_minor: amount,
+            payment_date: input.payment_date,
+            method: input.method,
+            reference: input.reference ?? "",
+            source: input.source,
+            reversal_id: null,
+            created_at: at
+          }
+          const next = withBalance(invoice, { paid_minor: invoice.paid_minor + payment.amount_minor }, at)
+          yield* payments.insertPayment(tenant, payment)
+          yield* invoices.update(tenant, next).pipe(Effect.orDie)
+          yield* outbox.publish(tenant, paymentEvent(next, payment))
+          return presentPayment(payment, invoice.currency)
+        }))
+      })
+
       const checkContact = (tenant: Tenant, id: string) => Effect.asVoid(findOr404("contact", id, (id) => contacts.find(tenant, id)))
       const refuse = (from: InvoiceRecord["status"], to: string) => new InvalidTransition({ resource: "invoice", from, to })
       const datesInOrder = (issue: string | null, due: string | null) =>
@@ -116,7 +190,7 @@ export class Invoices extends Context.Service<Invoices, {
           if (filter.issue_date_from !== undefined && filter.issue_date_to !== undefined && filter.issue_date_from > filter.issue_date_to) {
             return yield* ValidationFailed.field("issue_date_to", "must not be before issue_date_from")
           }
-          const found = yield* invoices.list(tenant, filter, yield* context.today(tenant), page)
+          const found = yield* invoices.list(tenant, filter, yield* today(tenant), page)
           return { items: found.items.map(presentInvoice), meta: found.meta }
         }),
         update: Effect.fn("Invoices.update")(function*(tenant, id, patch) {
@@ -156,7 +230,7 @@ export class Invoices extends Context.Service<Invoices, {
             if (current.currency !== "RON" && rate === null) {
               return yield* ValidationFailed.field("exchange_rate_ron", `is required to issue an invoice in ${current.currency}`)
             }
-            const issueDate = input.issue_date ?? current.issue_date ?? (yield* context.today(tenant))
+            const issueDate = input.issue_date ?? current.issue_date ?? (yield* today(tenant))
             const dueDate = input.due_date ?? current.due_date ?? issueDate
             yield* datesInOrder(issueDate, dueDate)
             const at = yield* now
@@ -189,7 +263,85 @@ export class Invoices extends Context.Service<Invoices, {
             return presentInvoice(next)
           }))
         }),
-        ...invoiceMoney(context, (tenant, id) => find(tenant, id))
+        recordPayment,
+        markPaid: Effect.fn("Invoices.markPaid")(function*(tenant, id, input) {
+          const paymentDate = input.payment_date ?? (yield* today(tenant))
+          // The balance is read under the invoice's lock, so a payment arriving meanwhile cannot make it overpaid.
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const invoice = yield* locked(tenant, id)
+            yield* acceptingMoney(invoice)
+            const { remaining_minor } = balanceOf(invoice)
+            if (remaining_minor === 0) {
+              return yield* new Unprocessable({ errorCode: "invoice_has_no_balance", reason: "Nothing remains to be paid on this invoice" })
+            }
+            return yield* recordPayment(tenant, id, {
+              amount: formatMinor(remaining_minor, invoice.currency),
+              payment_date: paymentDate,
+              method: input.method ?? "OTHER",
+              reference: input.reference ?? "",
+              source: "mark_paid"
+            })
+          }))
+        }),
+        listPayments: (tenant, id) =>
+          Effect.flatMap(find(tenant, id), (invoice) =>
+            Effect.map(payments.listPayments(tenant, invoice.id), (rows) => rows.map((p) => presentPayment(p, invoice.currency)))),
+        reversePayment: Effect.fn("Invoices.reversePayment")(function*(tenant, id, paymentId, input) {
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const invoice = yield* locked(tenant, id)
+            const payment = yield* findPayment(tenant, invoice.id, paymentId)
+            if (payment.reversal_id !== null) return yield* new Conflict({ reason: "This payment is already reversed" })
+            if (payment.amount_minor > invoice.paid_minor) {
+              return yield* new Conflict({ reason: "Refunds already returned part of this money; the payment cannot be reversed" })
+            }
+            const at = yield* now
+            const reversal: ReversalRecord = {
+              id: yield* newId(ids, ReversalId),
+              invoice_id: invoice.id,
+              reverses_payment_id: payment.id,
+              amount_minor: payment.amount_minor,
+              reason: input.reason ?? null,
+              reversed_at: at
+            }
+            const next = withBalance(invoice, { paid_minor: invoice.paid_minor - payment.amount_minor }, at)
+            yield* payments.insertReversal(tenant, reversal)
+            yield* payments.updatePayment(tenant, { ...payment, reversal_id: reversal.id })
+            yield* invoices.update(tenant, next).pipe(Effect.orDie)
+            yield* outbox.publish(tenant, reversalEvent(next, reversal))
+            return presentReversal(reversal, invoice.currency)
+          }))
+        }),
+        refund: Effect.fn("Invoices.refund")(function*(tenant, id, input) {
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const invoice = yield* locked(tenant, id)
+            yield* acceptingMoney(invoice)
+            const amount = yield* amountIn(input.amount, invoice.currency)
+            const { refund_due_minor } = balanceOf(invoice)
+            if (amount > refund_due_minor) {
+              return yield* new Unprocessable({
+                errorCode: "refund_exceeds_refund_due",
+                reason: `A refund returns at most what was paid beyond the net total (refund_due: ${refund_due_minor} minor units)`
+              })
+            }
+            const at = yield* now
+            const refund: RefundRecord = {
+              id: yield* newId(ids, RefundId),
+              invoice_id: invoice.id,
+              amount_minor: amount,
+              refund_date: input.refund_date,
+              method: input.method,
+              reference: input.reference ?? "",
+              created_at: at
+            }
+            // Refunds emit none of the payment events (spec), and leave the status as it is: only overpaid money goes back.
+            yield* payments.insertRefund(tenant, refund)
+            yield* invoices.update(tenant, withBalance(invoice, { paid_minor: invoice.paid_minor - amount }, at)).pipe(Effect.orDie)
+            return presentRefund(refund, invoice.currency)
+          }))
+        }),
+        listRefunds: (tenant, id) =>
+          Effect.flatMap(find(tenant, id), (invoice) =>
+            Effect.map(payments.listRefunds(tenant, invoice.id), (rows) => rows.map((r) => presentRefund(r, invoice.currency))))
       })
     })
   )

@@ -4,10 +4,10 @@ import { Numeric, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, tenantTable } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import {
-  type BankTransactionFilter,
+  BankTransactionFilter,
   BankTransactionRecord,
   PaymentRecord,
   RefundRecord,
@@ -73,9 +73,7 @@ export class PaymentRepo extends Context.Service<PaymentRepo, TenantScoped<{
         updateBankTransaction: (tenant, l) => orDie(bank.update(tenant, l)).pipe(Effect.asVoid),
         findBankTransaction: (tenant, id, options) => bank.findById(tenant, id, options),
         listBankTransactions: (tenant, f, page) =>
-          bank.page(tenant, [
-            f.matched === undefined ? sql`TRUE` : f.matched ? sql`matched_payment_id IS NOT NULL` : sql`matched_payment_id IS NULL`
-          ], page)
+          bank.page(tenant, filterConditions(sql, BankTransactionFilter, f), page)
       })
     })
   )

@@ -1,6 +1,7 @@
 import { Schema, Struct } from "effect"
 import { ContactId } from "../contacts/model.ts"
 import { PaymentSource } from "../events/catalog.ts"
+import { Filters, QueryBoolean } from "../shared/filters.ts"
 import { CurrencyCode, isMaxChars, IsoDate, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const InvoiceId = Uuid.pipe(Schema.brand("InvoiceId"))
@@ -168,14 +169,16 @@ export const InvoiceIssue = Schema.Struct({
 }).annotate({ identifier: "InvoiceIssue" })
 export type InvoiceIssue = typeof InvoiceIssue.Type
 
-export interface InvoiceFilter {
-  readonly status?: InvoiceStatus | undefined
-  readonly contact_id?: string | undefined
-  readonly issue_date_from?: string | undefined
-  readonly issue_date_to?: string | undefined
-  /** Issued, not settled, due before today in the organization's time zone. */
-  readonly overdue?: boolean | undefined
-}
+export const InvoiceFilter = Schema.Struct({
+  status: Schema.optionalKey(InvoiceStatus),
+  contact_id: Schema.optionalKey(Uuid),
+  issue_date_from: Schema.optionalKey(IsoDate.annotate({ description: "issue_date on or after" }).pipe(Filters.from("issue_date"))),
+  issue_date_to: Schema.optionalKey(IsoDate.annotate({ description: "issue_date on or before" }).pipe(Filters.to("issue_date"))),
+  overdue: Schema.optionalKey(QueryBoolean.annotate({
+    description: "true: issued, not settled, due before today in the organization's time zone"
+  }).pipe(Filters.own))
+})
+export type InvoiceFilter = typeof InvoiceFilter.Type
 
 // ---- Payments, reversals, refunds --------------------------------------------
 
@@ -294,10 +297,11 @@ export const CreditNoteCreate = Schema.Struct({
 }).annotate({ identifier: "CreditNoteCreate" })
 export type CreditNoteCreate = typeof CreditNoteCreate.Type
 
-export interface CreditNoteFilter {
-  readonly invoice_id?: string | undefined
-  readonly status?: CreditNoteStatus | undefined
-}
+export const CreditNoteFilter = Schema.Struct({
+  invoice_id: Schema.optionalKey(Uuid),
+  status: Schema.optionalKey(CreditNoteStatus)
+})
+export type CreditNoteFilter = typeof CreditNoteFilter.Type
 
 // ---- Bank transactions --------------------------------------------------------
 
@@ -343,6 +347,7 @@ export type BankTransactionImport = typeof BankTransactionImport.Type
 export const BankTransactionMatch = Schema.Struct({ invoice_id: Uuid }).annotate({ identifier: "BankTransactionMatch" })
 export type BankTransactionMatch = typeof BankTransactionMatch.Type
 
-export interface BankTransactionFilter {
-  readonly matched?: boolean | undefined
-}
+export const BankTransactionFilter = Schema.Struct({
+  matched: Schema.optionalKey(QueryBoolean.pipe(Filters.present("matched_payment_id")))
+})
+export type BankTransactionFilter = typeof BankTransactionFilter.Type

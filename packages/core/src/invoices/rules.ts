@@ -116,6 +116,21 @@ export const invoiceLifecycle = transitionTable(InvoiceStatus.literals, {
 /** Money can be recorded against an issued invoice only (not a draft, not a void one). */
 export const acceptsMoney = (status: InvoiceStatus): boolean => status !== "DRAFT" && status !== "VOID"
 
+/**
+ * The invoice after its balance changed: the status recomputed from the
+ * balance, and `paid_at` set when it becomes settled and cleared when a
+ * balance opens again.
+ */
+export const withBalance = (
+  invoice: InvoiceRecord,
+  change: Partial<Pick<InvoiceRecord, "paid_minor" | "credited_minor">>,
+  at: string
+): InvoiceRecord => {
+  const next = { ...invoice, ...change, updated_at: at }
+  const status = invoiceStatus(next)
+  return { ...next, status, paid_at: status === "PAID" ? (invoice.status === "PAID" ? invoice.paid_at : at) : null }
+}
+
 export const presentLine = (line: StoredLine, currency: string): InvoiceLine => {
   const { net_minor, total_minor, vat_minor, ...given } = line
   return {

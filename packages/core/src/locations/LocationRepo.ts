@@ -4,9 +4,9 @@ import { Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { Location, type LocationFilter } from "./model.ts"
+import { Location, LocationFilter } from "./model.ts"
 
 export const locationConflicts = {
   locations_one_primary: "Another location is already primary",
@@ -46,10 +46,7 @@ export class LocationRepo extends Context.Service<LocationRepo, TenantScoped<{
         update: (tenant, l) => conflicts(locations.update(tenant, l)).pipe(Effect.asVoid),
         find: (tenant, id) => locations.findById(tenant, id),
         list: (tenant, filter, page) =>
-          locations.page(tenant, [
-            filter.vertical_type === undefined ? sql`TRUE` : sql`vertical_type = ${filter.vertical_type}`,
-            filter.is_primary === undefined ? sql`TRUE` : sql`is_primary = ${filter.is_primary}`
-          ], page),
+          locations.page(tenant, filterConditions(sql, LocationFilter, filter), page),
         remove: (tenant, id) => Effect.map(locations.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
         clearPrimary: (tenant, exceptId, at) =>
           // A transaction-scoped lock per tenant; the UPDATE after it sees every primary committed meanwhile.

@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { QueryBoolean } from "../shared/filters.ts"
 import { isMaxChars, IsoDateTime, isPattern, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const LocationId = Uuid.pipe(Schema.brand("LocationId"))
@@ -54,7 +55,8 @@ export type LocationCreate = typeof LocationCreate.Type
 export const LocationUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "LocationUpdate" })
 export type LocationUpdate = typeof LocationUpdate.Type
 
-export interface LocationFilter {
-  readonly vertical_type?: VerticalType | undefined
-  readonly is_primary?: boolean | undefined
-}
+export const LocationFilter = Schema.Struct({
+  vertical_type: Schema.optionalKey(VerticalType),
+  is_primary: Schema.optionalKey(QueryBoolean)
+})
+export type LocationFilter = typeof LocationFilter.Type

@@ -4,9 +4,9 @@ import { Json, NullableNumeric, NullableTimestamp, Numeric, Timestamp } from "..
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { table, tenantTable } from "../shared/tables.ts"
+import { filterConditions, table, tenantTable } from "../shared/tables.ts"
 import { Environment, type Tenant, type TenantScoped } from "../shared/tenant.ts"
-import { FolderState, type MailboxFilter, type MailboxId, StoredMailbox, StoredMessage } from "./model.ts"
+import { FolderState, MailboxFilter, type MailboxId, StoredMailbox, StoredMessage } from "./model.ts"
 
 export const mailboxConflicts = {
   mailboxes_address_unique: "Another mailbox of this environment already has this address"
@@ -115,16 +115,18 @@ export class MailboxRepo extends Context.Service<MailboxRepo, TenantScoped<{
         update: (tenant, m) => conflicts(mailboxes.update(tenant, m)).pipe(Effect.asVoid),
         find: (tenant, id) => mailboxes.findById(tenant, id),
         list: (tenant, filter, page) =>
-          mailboxes.page(tenant, [filter.enabled === undefined ? sql`TRUE` : sql`enabled = ${filter.enabled}`], page),
+          mailboxes.page(tenant, filterConditions(sql, MailboxFilter, filter), page),
         remove: (tenant, id) => Effect.map(mailboxes.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
-        resetSync: (tenant, id, forgetFolders) =>
-          orDie(sql`WITH cleared AS (
-              UPDATE mailboxes SET locked_until = NULL, claim_token = NULL, failures = 0, next_sync_at = NULL,
-                last_error = NULL, baselined_at = ${forgetFolders ? sql`NULL` : sql`baselined_at`}
-              WHERE ${mailboxes.where(tenant, [sql`id = ${id}`])} RETURNING id
-            )
-            DELETE FROM mail_folders WHERE ${forgetFolders ? sql`TRUE` : sql`FALSE`}
-              AND mailbox_id IN (SELECT id FROM cleared)`).pipe(Effect.asVoid),
+        resetSync: (tenant, id, forgetFolders) => {
+          const cleared = sql`UPDATE mailboxes SET locked_until = NULL, claim_token = NULL, failures = 0, next_sync_at = NULL,
+              last_error = NULL, baselined_at = ${forgetFolders ? sql`NULL` : sql`baselined_at`}
+            WHERE ${mailboxes.where(tenant, [sql`id = ${id}`])} RETURNING id`
+          return orDie(
+            forgetFolders
+              ? sql`WITH cleared AS (${cleared}) DELETE FROM mail_folders WHERE mailbox_id IN (SELECT id FROM cleared)`
+              : cleared
+          ).pipe(Effect.asVoid)
+        },
         insertMessages: (tenant, rows) =>
           Effect.gen(function*() {
             const values = yield* Effect.forEach(rows, messageColumns)
@@ -138,10 +140,13 @@ export class MailboxRepo extends Context.Service<MailboxRepo, TenantScoped<{
         claim: ({ claimToken, exclude, ignoreSchedule, leaseUntil, limit, mailboxId, now }) =>
           orDie(sql`WITH due AS (
               SELECT id FROM mailboxes
-              WHERE enabled AND (locked_until IS NULL OR locked_until <= ${now})
-                AND ${ignoreSchedule ? sql`TRUE` : sql`(next_sync_at IS NULL OR next_sync_at <= ${now})`}
-                AND ${mailboxId === undefined ? sql`TRUE` : sql`id = ${mailboxId}`}
-                AND ${exclude === undefined || exclude.length === 0 ? sql`TRUE` : sql`NOT ${sql.in("id", exclude)}`}
+              WHERE ${sql.and([
+                sql`enabled`,
+                sql`(locked_until IS NULL OR locked_until <= ${now})`,
+                ...(ignoreSchedule ? [] : [sql`(next_sync_at IS NULL OR next_sync_at <= ${now})`]),
+                ...(mailboxId === undefined ? [] : [sql`id = ${mailboxId}`]),
+                ...(exclude === undefined || exclude.length === 0 ? [] : [sql`NOT ${sql.in("id", exclude)}`])
+              ])}
               ORDER BY next_sync_at NULLS FIRST, id
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED

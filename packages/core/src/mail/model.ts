@@ -1,4 +1,5 @@
 import { Schema, Struct } from "effect"
+import { QueryBoolean } from "../shared/filters.ts"
 import { isMaxChars, IsoDateTime, isPattern, Uuid } from "../shared/schemas.ts"
 import { UserId } from "../tenancy/model.ts"
 
@@ -123,9 +124,8 @@ export const MailboxUpdate = Editable.mapFields(Struct.map(Schema.optionalKey)).
 ).annotate({ identifier: "MailboxUpdate" })
 export type MailboxUpdate = typeof MailboxUpdate.Type
 
-export interface MailboxFilter {
-  readonly enabled?: boolean | undefined
-}
+export const MailboxFilter = Schema.Struct({ enabled: Schema.optionalKey(QueryBoolean) })
+export type MailboxFilter = typeof MailboxFilter.Type
 
 /**
  * A mailbox as stored: the resource flattened into columns, with the sealed

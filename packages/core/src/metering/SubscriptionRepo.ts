@@ -3,9 +3,9 @@ import { SqlClient } from "effect/sql"
 import { Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { Subscription, type SubscriptionFilter } from "./model.ts"
+import { Subscription, SubscriptionFilter } from "./model.ts"
 
 export const SubscriptionRow = Subscription.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
 
@@ -31,10 +31,7 @@ export class SubscriptionRepo extends Context.Service<SubscriptionRepo, TenantSc
         update: (tenant, s) => orDie(subscriptions.update(tenant, s)).pipe(Effect.asVoid),
         find: (tenant, id, forUpdate) => subscriptions.findById(tenant, id, { forUpdate }),
         list: (tenant, f, page) =>
-          subscriptions.page(tenant, [
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-            f.contact_id === undefined ? sql`TRUE` : sql`contact_id = ${f.contact_id}`
-          ], page)
+          subscriptions.page(tenant, filterConditions(sql, SubscriptionFilter, f), page)
       })
     })
   )

@@ -4,9 +4,9 @@ import { NullableTimestamp, Numeric, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { makeGroupCommit } from "../shared/groupCommit.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { StoredUsage, type SubscriptionStatus, type UsageFilter, UsageRecord, type UsageRecordId } from "./model.ts"
+import { StoredUsage, type SubscriptionStatus, UsageFilter, UsageRecord, type UsageRecordId } from "./model.ts"
 import { RecordingSettings } from "./settings.ts"
 
 const usageColumns = {
@@ -161,10 +161,7 @@ export class UsageRepo extends Context.Service<UsageRepo, TenantScoped<{
             WHERE ${usage.where(tenant, [sql`id = ${id}`])}`).pipe(Effect.asVoid),
         find: (tenant, id) => records.findById(tenant, id),
         list: (tenant, subscriptionId, filter, page) =>
-          records.page(tenant, [
-            sql`subscription_id = ${subscriptionId}`,
-            filter.forwarding_status === undefined ? sql`TRUE` : sql`forwarding_status = ${filter.forwarding_status}`
-          ], page)
+          records.page(tenant, [sql`subscription_id = ${subscriptionId}`, ...filterConditions(sql, UsageFilter, filter)], page)
       })
     })
   )

@@ -49,10 +49,11 @@ export const SubscriptionUpdate = Subscription.mapFields(
 ).mapFields(Struct.map(Schema.optionalKey)).annotate({ identifier: "SubscriptionUpdate" })
 export type SubscriptionUpdate = typeof SubscriptionUpdate.Type
 
-export interface SubscriptionFilter {
-  readonly status?: SubscriptionStatus | undefined
-  readonly contact_id?: string | undefined
-}
+export const SubscriptionFilter = Schema.Struct({
+  status: Schema.optionalKey(SubscriptionStatus),
+  contact_id: Schema.optionalKey(Uuid)
+})
+export type SubscriptionFilter = typeof SubscriptionFilter.Type
 
 /**
  * Where forwarding a usage record stands: `pending` (not sent yet, or no key
@@ -119,6 +120,5 @@ export const UsageRecord = StoredUsage.mapFields(Struct.assign(Forwarding.fields
 })
 export type UsageRecord = typeof UsageRecord.Type
 
-export interface UsageFilter {
-  readonly forwarding_status?: ForwardingStatus | undefined
-}
+export const UsageFilter = Schema.Struct({ forwarding_status: Schema.optionalKey(ForwardingStatus) })
+export type UsageFilter = typeof UsageFilter.Type

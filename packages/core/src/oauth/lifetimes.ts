@@ -8,7 +8,7 @@ const DAY = 24 * 60 * 60
  * A host may change them; the protocol's own numbers are the defaults.
  */
 export const OAuthLifetimes = Context.Reference<{
-  /** An authorization code (DESIGN: 60 s). */
+  /** An authorization code (60 s: docs/decisions.md, "Design: OAuth"). */
   readonly codeSeconds: number
   /** An access token (spec: 3600 s). */
   readonly accessTokenSeconds: number
@@ -39,7 +39,7 @@ export const OAuthLifetimes = Context.Reference<{
  */
 export const signInPolicy: RatePolicy = { name: "oauth-sign-in", limit: 10, windowSeconds: 15 * 60 }
 
-/** Token prefixes beyond the credential kinds (DESIGN: Credentials). */
+/** Token prefixes beyond the credential kinds (docs/decisions.md, "Design: credentials"). */
 export const oauthPrefixes = {
   refreshToken: "svc_rt_",
   clientSecret: "svc_cs_"

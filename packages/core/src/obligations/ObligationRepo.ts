@@ -4,12 +4,12 @@ import { NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie, uniqueAsConflict } from "../shared/sql.ts"
-import { type FindOptions, table, tenantTable } from "../shared/tables.ts"
+import { filterConditions, type FindOptions, table, tenantTable } from "../shared/tables.ts"
 import { Environment, type Tenant, type TenantScoped } from "../shared/tenant.ts"
 import {
   type NoticeKind,
   type ObligationBucket,
-  type ObligationFilter,
+  ObligationFilter,
   type ObligationId,
   ObligationRecord,
   readOnlyFields,
@@ -140,20 +140,13 @@ export class ObligationRepo extends Context.Service<ObligationRepo, TenantScoped
         update: (tenant, o) => conflicts(obligations.update(tenant, asRow(o))).pipe(Effect.asVoid),
         find: (tenant, id, options) => obligations.findById(tenant, id, options),
         list: (tenant, f, today, page) =>
-          obligations.page(tenant, [
-            f.contract_id === undefined ? sql`TRUE` : sql`contract_id = ${f.contract_id}`,
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-            f.bucket === undefined ? sql`TRUE` : inBucket(f.bucket, today),
-            f.type === undefined ? sql`TRUE` : sql`type = ${f.type}`,
-            f.obligor === undefined ? sql`TRUE` : sql`obligor = ${f.obligor}`,
-            f.assignee_user_id === undefined ? sql`TRUE` : sql`assignee_user_id = ${f.assignee_user_id}`,
-            f.due_from === undefined ? sql`TRUE` : sql`due_date >= ${f.due_from}::date`,
-            f.due_to === undefined ? sql`TRUE` : sql`due_date <= ${f.due_to}::date`
-          ], page),
+          obligations.page(tenant, filterConditions(sql, ObligationFilter, f, { bucket: (b) => inBucket(b, today) }), page),
         timeZonesWithPending: (organizationId) =>
           orDie(sql<{ readonly time_zone: string }>`SELECT DISTINCT o.time_zone FROM organizations o
-            WHERE ${organizationId === undefined ? sql`TRUE` : sql`o.id = ${organizationId}`}
-              AND EXISTS (SELECT 1 FROM contract_obligations co WHERE co.organization_id = o.id AND co.status = 'pending')
+            WHERE ${sql.and([
+              ...(organizationId === undefined ? [] : [sql`o.id = ${organizationId}`]),
+              sql`EXISTS (SELECT 1 FROM contract_obligations co WHERE co.organization_id = o.id AND co.status = 'pending')`
+            ])}
             ORDER BY o.time_zone`).pipe(Effect.map((rows) => rows.map((r) => r.time_zone))),
         claim: (kind, { at, limit, organizationId, timeZone, today }) => {
           const { due, marker } = notices(kind, today)
@@ -161,8 +154,12 @@ export class ObligationRepo extends Context.Service<ObligationRepo, TenantScoped
           return claimed.all(sql`WITH claimed AS (UPDATE contract_obligations SET ${marker} = ${at}
             WHERE id IN (
               SELECT co.id FROM contract_obligations co JOIN organizations o ON o.id = co.organization_id
-              WHERE o.time_zone = ${timeZone} AND co.status = 'pending' AND ${due}
-                AND ${organizationId === undefined ? sql`TRUE` : sql`co.organization_id = ${organizationId}`}
+              WHERE ${sql.and([
+                sql`o.time_zone = ${timeZone}`,
+                sql`co.status = 'pending'`,
+                due,
+                ...(organizationId === undefined ? [] : [sql`co.organization_id = ${organizationId}`])
+              ])}
               ORDER BY co.due_date, co.id
               LIMIT ${limit}
               FOR UPDATE OF co SKIP LOCKED)

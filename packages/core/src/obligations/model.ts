@@ -1,5 +1,6 @@
 import { flow, Schema, Struct } from "effect"
 import { ContractId } from "../contracts/model.ts"
+import { Filters } from "../shared/filters.ts"
 import { isMaxChars, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 export const ObligationId = Uuid.pipe(Schema.brand("ObligationId"))
@@ -143,13 +144,14 @@ export const ObligationComplete = Editable.mapFields(flow(
 )).annotate({ identifier: "ContractObligationComplete" })
 export type ObligationComplete = typeof ObligationComplete.Type
 
-export interface ObligationFilter {
-  readonly contract_id?: ContractId | undefined
-  readonly status?: ObligationStatus | undefined
-  readonly bucket?: ObligationBucket | undefined
-  readonly type?: ObligationType | undefined
-  readonly obligor?: Obligor | undefined
-  readonly assignee_user_id?: string | undefined
-  readonly due_from?: string | undefined
-  readonly due_to?: string | undefined
-}
+export const ObligationFilter = Schema.Struct({
+  contract_id: Schema.optionalKey(ContractId),
+  status: Schema.optionalKey(ObligationStatus),
+  bucket: Schema.optionalKey(ObligationBucket.annotate({ description: "As of today in the organization's time zone" }).pipe(Filters.own)),
+  type: Schema.optionalKey(ObligationType),
+  obligor: Schema.optionalKey(Obligor),
+  assignee_user_id: Schema.optionalKey(Uuid),
+  due_from: Schema.optionalKey(IsoDate.annotate({ description: "due_date on or after" }).pipe(Filters.from("due_date"))),
+  due_to: Schema.optionalKey(IsoDate.annotate({ description: "due_date on or before" }).pipe(Filters.to("due_date")))
+})
+export type ObligationFilter = typeof ObligationFilter.Type

@@ -3,12 +3,13 @@ import { SqlClient } from "effect/sql"
 import { Json, NullableNumeric, NullableTimestamp, Numeric, Timestamp } from "../shared/columns.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { tenantTable } from "../shared/tables.ts"
+import { filterConditions, tenantTable } from "../shared/tables.ts"
+import { dayRange } from "../shared/time.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import {
   Address,
   DeliveryRoute,
-  type RouteFilter,
+  RouteFilter,
   type RouteId,
   RouteRecord,
   type Stop,
@@ -62,7 +63,8 @@ export class RouteRepo extends Context.Service<RouteRepo, TenantScoped<{
   readonly update: (tenant: Tenant, route: RouteRecord) => Effect.Effect<void>
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<DeliveryRoute>>
   readonly lock: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<DeliveryRoute>>
-  readonly list: (tenant: Tenant, filter: RouteFilter, page: PageRequest) => Effect.Effect<Page<DeliveryRoute>>
+  /** `timeZone` is the organization's, in which the filter's dates are days. */
+  readonly list: (tenant: Tenant, filter: RouteFilter, timeZone: string, page: PageRequest) => Effect.Effect<Page<DeliveryRoute>>
   /** The route's stops by position. */
   readonly stops: (tenant: Tenant, routeId: string) => Effect.Effect<ReadonlyArray<Stop>>
   readonly insertStops: (tenant: Tenant, routeId: RouteId, stops: ReadonlyArray<Stop>) => Effect.Effect<void>
@@ -111,12 +113,14 @@ export class RouteRepo extends Context.Service<RouteRepo, TenantScoped<{
           records.findById(tenant, id, { forUpdate: true }).pipe(
             Effect.flatMap((locked) => Option.isNone(locked) ? Effect.succeedNone : findWith(false)(tenant, id))
           ),
-        list: (tenant, f, page) =>
-          routes.page(tenant, [
-            f.status === undefined ? sql`TRUE` : sql`status = ${f.status}`,
-            f.routeDateFrom === undefined ? sql`TRUE` : sql`route_date >= ${f.routeDateFrom}::timestamptz`,
-            f.routeDateBefore === undefined ? sql`TRUE` : sql`route_date < ${f.routeDateBefore}::timestamptz`
-          ], page),
+        list: (tenant, f, timeZone, page) =>
+          routes.page(tenant, filterConditions(sql, RouteFilter, f, {
+            date_from: (day) => sql`route_date >= ${dayRange(day, undefined, timeZone).from}::timestamptz`,
+            date_to: (day) => {
+              const before = dayRange(undefined, day, timeZone).before
+              return before === undefined ? undefined : sql`route_date < ${before}::timestamptz`
+            }
+          }), page),
         stops: (tenant, routeId) =>
           stops.findAll(tenant, [sql`route_id = ${routeId}`], sql`position`).pipe(
             Effect.map((rows) => rows.map(withoutRoute))

@@ -9,7 +9,7 @@ import { Ids, newId } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
-import { dayRange, nowIso } from "../shared/time.ts"
+import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
 import { clearOptimization, recordOf, RouteAccess } from "./access.ts"
@@ -20,7 +20,7 @@ import {
   normalizeAddress,
   type RouteCreate,
   RouteId,
-  type RouteListFilter,
+  type RouteFilter,
   type RouteRecord,
   type RouteUpdate,
   type Stop,
@@ -62,7 +62,7 @@ const capacitiesFrom = (
 export class Routes extends Context.Service<Routes, {
   readonly create: (tenant: Tenant, input: RouteCreate) => Effect.Effect<Detail, NotFound | ValidationFailed>
   readonly get: (tenant: Tenant, id: string) => Effect.Effect<Detail, NotFound>
-  readonly list: (tenant: Tenant, filter: RouteListFilter, page: PageRequest) => Effect.Effect<Page<DeliveryRoute>, ValidationFailed>
+  readonly list: (tenant: Tenant, filter: RouteFilter, page: PageRequest) => Effect.Effect<Page<DeliveryRoute>, ValidationFailed>
   readonly update: (tenant: Tenant, id: string, patch: RouteUpdate) => Effect.Effect<Detail, NotFound | ValidationFailed | Conflict>
   readonly addStop: (tenant: Tenant, id: string, input: StopCreate) => Effect.Effect<Detail, NotFound | ValidationFailed | Conflict | Unprocessable>
   readonly updateStop: (tenant: Tenant, id: string, stopId: string, patch: StopUpdate) => Effect.Effect<Detail, NotFound | ValidationFailed | Conflict>
@@ -218,8 +218,7 @@ export class Routes extends Context.Service<Routes, {
           const zone = filter.date_from === undefined && filter.date_to === undefined
             ? "UTC"
             : Option.match(yield* tenancy.findOrganization(tenant.organizationId), { onNone: () => "UTC", onSome: (o) => o.time_zone })
-          const days = dayRange(filter.date_from, filter.date_to, zone)
-          return yield* repo.list(tenant, { status: filter.status, routeDateFrom: days.from, routeDateBefore: days.before }, page)
+          return yield* repo.list(tenant, filter, zone, page)
         }),
 
         update: Effect.fn("Routes.update")(function*(tenant, id, patch) {

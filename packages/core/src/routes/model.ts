@@ -1,6 +1,7 @@
 import { Schema, Struct } from "effect"
 import { LocationId } from "../locations/model.ts"
-import { Instant, isMaxChars, IsoDateTime, isPattern, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
+import { Filters } from "../shared/filters.ts"
+import { Instant, isMaxChars, IsoDate, IsoDateTime, isPattern, NonBlankString, Thousandths, Uuid } from "../shared/schemas.ts"
 
 export const RouteId = Uuid.pipe(Schema.brand("RouteId"))
 export type RouteId = typeof RouteId.Type
@@ -198,16 +199,14 @@ export const StopOrder = Schema.Struct({
 }).annotate({ identifier: "DeliveryRouteStopOrder" })
 export type StopOrder = typeof StopOrder.Type
 
-/** The list filters as the API takes them: dates are read in the organization's time zone. */
-export interface RouteListFilter {
-  readonly status?: RouteStatus | undefined
-  readonly date_from?: string | undefined
-  readonly date_to?: string | undefined
-}
-
-/** The list filters as storage applies them: `route_date` within [from, before). */
-export interface RouteFilter {
-  readonly status?: RouteStatus | undefined
-  readonly routeDateFrom?: string | undefined
-  readonly routeDateBefore?: string | undefined
-}
+/** Dates are days in the organization's time zone: the store turns them into `route_date` within [from, before). */
+export const RouteFilter = Schema.Struct({
+  status: Schema.optionalKey(RouteStatus),
+  date_from: Schema.optionalKey(
+    IsoDate.annotate({ description: "route_date on or after this day (organization's time zone)" }).pipe(Filters.own)
+  ),
+  date_to: Schema.optionalKey(
+    IsoDate.annotate({ description: "route_date on or before this day (organization's time zone)" }).pipe(Filters.own)
+  )
+})
+export type RouteFilter = typeof RouteFilter.Type

@@ -162,7 +162,4 @@ const domainErrorClasses = [
 
 export type DomainError = InstanceType<(typeof domainErrorClasses)[number]>
 
-/** The HTTP statuses domain errors answer with. */
-export type DomainStatus = DomainError["status"]
-
 export const isDomainError = (u: unknown): u is DomainError => domainErrorClasses.some((C) => u instanceof C)

@@ -1,5 +1,5 @@
 /**
- * Romanian identifiers (DESIGN: "Romanian identifiers").
+ * Romanian identifiers (docs/decisions.md, "Design: shared by the areas").
  *
  * A CUI/CIF (fiscal code) is 2 to 10 digits whose last digit is a control
  * digit: the digits before it, left-padded to 9, weighted 7,5,3,2,1,7,5,3,2;

@@ -61,15 +61,6 @@ export const parseDecimal = (text: string, maxScale: number): Decimal | undefine
   return { units: BigInt(whole + fraction), scale: fraction.length }
 }
 
-/** The shortest decimal string of a decimal ("12.500" → "12.5", "3.0" → "3"). */
-export const formatDecimal = ({ scale, units }: Decimal): string => {
-  const negative = units < 0n
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0")
-  const whole = scale === 0 ? digits : digits.slice(0, -scale)
-  const fraction = scale === 0 ? "" : digits.slice(-scale).replace(/(?<!0)0+$/, "")
-  return (negative ? "-" : "") + whole + (fraction === "" ? "" : `.${fraction}`)
-}
-
 /**
  * `numerator / denominator` rounded half away from zero ("commercial"
  * rounding: 0.5 → 1, −0.5 → −1), exactly, for a positive denominator.

@@ -1,5 +1,6 @@
 import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
 import type { SqlClient, SqlError, Statement } from "effect/sql"
+import { fieldConditions, type FilterSchema, type MatchKind, ownCondition, type OwnConditions } from "./filters.ts"
 import { assemblePage, type CountedTotal, EXACT_TOTAL_LIMIT, type Page, type PageRequest } from "./pagination.ts"
 import { orDie } from "./sql.ts"
 import type { Tenant } from "./tenant.ts"
@@ -11,7 +12,7 @@ import type { Tenant } from "./tenant.ts"
  * encodes through it, so a column is never listed by hand in a SELECT decoder,
  * an INSERT and an UPDATE.
  *
- * `tenantTable` adds the tenant rule (DESIGN: every repository call takes the
+ * `tenantTable` adds the tenant rule (docs/decisions.md, "Design: core shape": every repository call takes the
  * tenant): each of its statements is scoped to one organization environment,
  * and it offers no way to read or write a row without one.
  */
@@ -97,10 +98,36 @@ export const table = <A extends { readonly id: string }>(sql: SqlClient.SqlClien
       Effect.flatMap(
         columns(row),
         (values) =>
-          sql`UPDATE ${name} SET ${sql.update(values, fixed)} WHERE id = ${row.id} AND ${where ?? sql`TRUE`} RETURNING id`
+          sql`UPDATE ${name} SET ${sql.update(values, fixed)} WHERE ${sql.and([sql`id = ${row.id}`, ...(where === undefined ? [] : [where])])} RETURNING id`
       ).pipe(Effect.map((rows) => rows.length > 0))
   }
 }
+
+/** The SQL of each way a filter field matches (see `filters.ts`); `own` is the repository's. */
+const sqlMatches: { readonly [K in Exclude<MatchKind, "own">]: (sql: SqlClient.SqlClient, column: Statement.Identifier, value: unknown) => Statement.Fragment } = {
+  equals: (sql, column, value) => sql`${column} = ${value}`,
+  from: (sql, column, value) => sql`${column} >= ${value}`,
+  to: (sql, column, value) => sql`${column} <= ${value}`,
+  before: (sql, column, value) => sql`${column} < ${value}`,
+  contains: (sql, column, value) => sql`strpos(lower(${column}), lower(${value})) > 0`,
+  present: (sql, column, value) => value === true ? sql`${column} IS NOT NULL` : sql`${column} IS NULL`
+}
+
+/**
+ * A list filter's SQL conditions: one per present field, none for an absent
+ * one. `own` gives the repository's condition for each field the filter
+ * declares `Filters.own`.
+ */
+export const filterConditions = <S extends FilterSchema>(
+  sql: SqlClient.SqlClient,
+  schema: S,
+  value: S["Type"],
+  own?: OwnConditions<S["Type"], Statement.Fragment>
+): Array<Statement.Fragment> =>
+  fieldConditions(schema, value).flatMap((c) => {
+    const condition = c.kind === "own" ? ownCondition(own, c) : sqlMatches[c.kind](sql, sql(c.column), c.value)
+    return condition === undefined ? [] : [condition]
+  })
 
 export interface FindOptions {
   /** Keep the row locked until the surrounding transaction ends. */
@@ -178,7 +205,7 @@ export const tenantTable = <A extends { readonly id: string }>(
         select: base.select,
         where: where(tenant, conditions),
         page,
-        filtered: conditions.some((c) => !isTrue(c)),
+        filtered: conditions.length > 0,
         // `page` exists only where A has a created_at (its type is never otherwise).
         all: base.all as unknown as (statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<RowKeys>>
       })) as TenantTable<A>["page"],
@@ -282,12 +309,6 @@ export const keysetPage = <A extends RowKeys>(
 
 /** Up to this many matches a filtered list reads them all and sorts them rather than walk newest first. */
 const SORTED_MATCHES_LIMIT = 2_000
-
-/** Whether a condition is the `TRUE` an absent filter leaves. */
-const isTrue = (condition: Statement.Fragment): boolean => {
-  const [only, ...rest] = condition.segments
-  return rest.length === 0 && only !== undefined && only._tag === "Literal" && only.value.trim().toUpperCase() === "TRUE"
-}
 
 /**
  * Lists found longer than `EXACT_TOTAL_LIMIT`, by their query, with the

@@ -2,7 +2,6 @@ import { Schema } from "effect"
 
 export const Environment = Schema.Literals(["live", "sandbox"])
 export type Environment = typeof Environment.Type
-export const environments: ReadonlyArray<Environment> = ["live", "sandbox"]
 
 /**
  * Every repository call is scoped by a tenant: one organization and one of its

@@ -10,9 +10,6 @@ export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis,
 /** A stored timestamp (a Date from the driver, or a string) as ISO 8601. */
 export const toIso = (value: Date | string): string => typeof value === "string" ? new Date(value).toISOString() : value.toISOString()
 
-export const toIsoOrNull = (value: Date | string | null | undefined): string | null =>
-  value === null || value === undefined ? null : toIso(value)
-
 /** A stored date (YYYY-MM-DD) as a string, whatever the driver returned. */
 export const toDateString = (value: Date | string): string =>
   typeof value === "string" ? value.slice(0, 10) : value.toISOString().slice(0, 10)

@@ -98,8 +98,3 @@ export type Member = typeof Member.Type
 export const Membership = Member.mapFields(Struct.pick(["organization_id", "user_id", "role", "joined_at"]))
 export type Membership = typeof Membership.Type
 
-export const MemberName = NonBlankString(200)
-export const Email = Schema.String.check(
-  isMaxChars(254),
-  isPattern(/^[^\s@]+@[^\s@][^\s.@]*\.[^\s@]+$/, { message: "must be an email address" })
-)

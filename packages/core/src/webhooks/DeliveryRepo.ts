@@ -5,12 +5,12 @@ import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { orDie } from "../shared/sql.ts"
-import { keysetPage, table, tenantTable } from "../shared/tables.ts"
+import { filterConditions, keysetPage, table, tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
 import {
   AttemptRecord,
   ClaimedDelivery,
-  type DeliveryFilter,
+  DeliveryFilter,
   type DeliveryOutcome,
   type DeliveryStatus,
   INLINE_ATTEMPTS,
@@ -198,10 +198,11 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo, TenantScoped<{
           }),
         list: (tenant, subscriptionId, filter, page) =>
           Effect.gen(function*() {
-            const found = yield* deliveries.page(tenant, [
-              sql`subscription_id = ${subscriptionId}`,
-              filter.status === undefined ? sql`TRUE` : sql`status = ${filter.status}`
-            ], page)
+            const found = yield* deliveries.page(
+              tenant,
+              [sql`subscription_id = ${subscriptionId}`, ...filterConditions(sql, DeliveryFilter, filter)],
+              page
+            )
             return { items: yield* withAttempts(found.items), meta: found.meta }
           }),
         listAttempts: (tenant, deliveryId, page) =>

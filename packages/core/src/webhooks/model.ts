@@ -3,7 +3,7 @@ import { subscribableEventTypes } from "../events/catalog.ts"
 import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 
-/** Where a delivery stands (DESIGN: Events and webhooks). `failed` will be retried; `dead` will not. */
+/** Where a delivery stands (docs/decisions.md, "Design: events and webhooks"). `failed` will be retried; `dead` will not. */
 export const DeliveryStatus = Schema.Literals(["pending", "sending", "succeeded", "failed", "dead"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
@@ -243,9 +243,8 @@ export const WebhookTestResult = Schema.Struct({
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
-export interface DeliveryFilter {
-  readonly status?: DeliveryStatus | undefined
-}
+export const DeliveryFilter = Schema.Struct({ status: Schema.optionalKey(DeliveryStatus) })
+export type DeliveryFilter = typeof DeliveryFilter.Type
 
 /** The delivery state a worker writes back after an attempt. */
 export interface DeliveryOutcome {

@@ -10,7 +10,7 @@ const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 
-/** Delays after attempts 1..7 (DESIGN): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h — 8 attempts in all. */
+/** Delays after attempts 1..7 (docs/decisions.md, "Design: events and webhooks"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h — 8 attempts in all. */
 export const defaultSchedule: ReadonlyArray<number> = [
   5 * SECOND,
   5 * MINUTE,
@@ -116,9 +116,6 @@ export const deliveryLifecycle = transitionTable(DeliveryStatus.literals, {
   exhaust: { from: ["sending"], to: "dead" },
   redeliver: { from: ["failed", "dead", "succeeded"], to: "pending" }
 })
-
-/** Every move a delivery can make. */
-export const deliveryTransitions = deliveryLifecycle.moves
 
 export const canMove = deliveryLifecycle.can
 

@@ -4,7 +4,7 @@ import { defaultSchedule } from "./rules.ts"
 export interface WebhookSettingsShape {
   /** Delays after each failed attempt; its length + 1 is the attempt budget. */
   readonly schedule: ReadonlyArray<number>
-  /** One attempt's whole exchange (DESIGN: 15 s). */
+  /** One attempt's whole exchange (15 s: docs/decisions.md, "Design: events and webhooks"). */
   readonly timeoutMs: number
   /** How long a claimed delivery stays a worker's before another may take it over. */
   readonly leaseMs: number
@@ -14,7 +14,7 @@ export interface WebhookSettingsShape {
   readonly concurrency: number
   /** How often an idle worker looks for due deliveries when nothing wakes it. */
   readonly pollIntervalMs: number
-  /** How much of a receiver's answer is read and kept (DESIGN: 4 KiB). */
+  /** How much of a receiver's answer is read and kept (4 KiB: docs/decisions.md, "Design: events and webhooks"). */
   readonly maxResponseBytes: number
   /** Operator switch (`OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE=true`): loopback and private destinations allowed. */
   readonly allowPrivateDestinations: boolean

@@ -8,7 +8,8 @@ import {
   invoiceStatus,
   lineAmounts,
   priceLines,
-  totalsOf
+  totalsOf,
+  withBalance
 } from "../../src/invoices/rules.ts"
 
 describe("line amounts: one rounding, half away from zero, per amount", () => {
@@ -130,5 +131,28 @@ describe("the spec's state table", () => {
   it("numbers read SERIES-000042", () => {
     expect(formatInvoiceNumber("FCT", 42)).toBe("FCT-000042")
     expect(formatInvoiceNumber("A", 1_234_567)).toBe("A-1234567")
+  })
+})
+
+describe("withBalance: the invoice after money moved", () => {
+  const sent = { status: "SENT", total_minor: 10_000, credited_minor: 0, paid_minor: 0, paid_at: null, updated_at: "t0" } as unknown as InvoiceRecord
+
+  it("recomputes the status, stamps paid_at when it becomes settled, keeps it while settled and clears it when a balance opens", () => {
+    const partly = withBalance(sent, { paid_minor: 4_000 }, "t1")
+    expect([partly.status, partly.paid_at, partly.updated_at]).toEqual(["PARTIALLY_PAID", null, "t1"])
+    const paid = withBalance(partly, { paid_minor: 10_000 }, "t2")
+    expect([paid.status, paid.paid_at]).toEqual(["PAID", "t2"])
+    expect(withBalance(paid, { paid_minor: 12_000 }, "t3").paid_at).toBe("t2")
+    const reopened = withBalance(paid, { paid_minor: 6_000 }, "t4")
+    expect([reopened.status, reopened.paid_at]).toEqual(["PARTIALLY_PAID", null])
+    expect(withBalance(sent, { credited_minor: 10_000 }, "t5").status).toBe("CREDITED")
+  })
+
+  it("is PAID exactly when nothing remains, whatever the order of the moves", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 9_999 }), (paid, credited) => {
+      const next = withBalance(sent, { paid_minor: paid, credited_minor: credited }, "t")
+      expect(next.status === "PAID").toBe(paid + credited >= 10_000)
+      expect(next.paid_at === "t").toBe(next.status === "PAID")
+    }))
   })
 })

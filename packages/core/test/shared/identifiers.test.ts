@@ -21,7 +21,7 @@ describe("Romanian CUI/CIF", () => {
     }
   })
 
-  it("DESIGN's rule: weights 7,5,3,2,1,7,5,3,2 on the left-padded body, sum × 10 mod 11, 10 → 0", () => {
+  it("the design's rule: weights 7,5,3,2,1,7,5,3,2 on the left-padded body, sum × 10 mod 11, 10 → 0", () => {
     // 1439984: 0·7+0·5+1·3+4·2+3·1+9·7+9·5+8·3+4·2 = 154; 1540 mod 11 = 0.
     expect(cuiControlDigit("1439984")).toBe(0)
     fc.assert(fc.property(fc.integer({ min: 1, max: 999_999_999 }), (n) => {

@@ -16,7 +16,7 @@ import {
 const random = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })
 
 describe("the retry schedule", () => {
-  it("is DESIGN's: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h — 8 attempts in all", () => {
+  it("is the design's: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h — 8 attempts in all", () => {
     expect(defaultSchedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
     expect(attemptBudget(defaultSchedule)).toBe(8)
   })

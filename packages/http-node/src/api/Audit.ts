@@ -1,19 +1,12 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { AuditModel, Schemas } from "@opsplatform/core"
+import { AuditModel } from "@opsplatform/core"
 import { ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
     HttpApiEndpoint.get("list", "/audit-events", {
-      query: {
-        ...pageQuery,
-        action: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schemas.isMaxChars(100))),
-        device_id: Schema.optionalKey(Schemas.Uuid),
-        from: Schema.optionalKey(Schemas.Instant.annotate({ description: "created_at on or after" })),
-        to: Schema.optionalKey(Schemas.Instant.annotate({ description: "created_at before" }))
-      },
+      query: { ...pageQuery, ...AuditModel.AuditFilter.fields },
       success: ListEnvelope(AuditModel.AuditEvent)
     }).pipe(scope("audit:read"))
   )

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ContactModel, Schemas } from "@opsplatform/core"
+import { ContactModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
@@ -10,16 +10,7 @@ const idParams = { id: idParam("The contact id") }
 export class ContactsApi extends HttpApiGroup.make("contacts")
   .add(
     HttpApiEndpoint.get("list", "/contacts", {
-      query: {
-        ...pageQuery,
-        kind: Schema.optionalKey(ContactModel.ContactKind),
-        vat_number: Schema.optionalKey(Schema.String.check(Schemas.isMaxChars(40)).annotate({
-          description: "A VAT number, written any way (\"RO 14399840\" finds 14399840)"
-        })),
-        q: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schemas.isMaxChars(200)).annotate({
-          description: "Part of the name, any case"
-        }))
-      },
+      query: { ...pageQuery, ...ContactModel.ContactFilter.fields },
       success: ListEnvelope(ContactModel.Contact)
     }).pipe(scope("contacts:read")),
     HttpApiEndpoint.get("get", "/contacts/:id", {

@@ -1,4 +1,3 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ContractModel } from "@opsplatform/core"
 import { NotFoundError } from "./errors.ts"

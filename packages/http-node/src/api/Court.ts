@@ -1,4 +1,3 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CourtModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
@@ -11,7 +10,7 @@ const hearingParams = { ...idParams, hearingId: idParam("The hearing id") }
 export class CourtApi extends HttpApiGroup.make("court")
   .add(
     HttpApiEndpoint.get("list", "/court-cases", {
-      query: { ...pageQuery, status: Schema.optionalKey(CourtModel.CourtCaseStatus) },
+      query: { ...pageQuery, ...CourtModel.CourtCaseFilter.fields },
       success: ListEnvelope(CourtModel.CourtCase)
     }).pipe(scope("court:read")),
     HttpApiEndpoint.get("get", "/court-cases/:id", {

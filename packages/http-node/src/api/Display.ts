@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { DisplayModel, Schemas } from "@opsplatform/core"
+import { DisplayModel } from "@opsplatform/core"
 import { BadRequestError, LockedError, NotFoundError, NotImplementedError, RateLimitedError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { carriesSecret, ignoresIdempotencyKey } from "./idempotency.ts"
@@ -11,7 +11,7 @@ const idParams = { id: idParam("The display device id") }
 export class DisplayApi extends HttpApiGroup.make("display")
   .add(
     HttpApiEndpoint.get("list", "/display/devices", {
-      query: { ...pageQuery, location_id: Schema.optionalKey(Schemas.Uuid) },
+      query: { ...pageQuery, ...DisplayModel.DeviceFilter.fields },
       success: ListEnvelope(DisplayModel.Device)
     }).pipe(scope("display:manage")),
     HttpApiEndpoint.post("create", "/display/devices", {

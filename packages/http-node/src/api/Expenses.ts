@@ -1,6 +1,5 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ExpenseModel, Schemas } from "@opsplatform/core"
+import { ExpenseModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
@@ -10,15 +9,7 @@ const idParams = { id: idParam("The expense id") }
 export class ExpensesApi extends HttpApiGroup.make("expenses")
   .add(
     HttpApiEndpoint.get("list", "/expenses", {
-      query: {
-        ...pageQuery,
-        status: Schema.optionalKey(ExpenseModel.ExpenseStatus),
-        category: Schema.optionalKey(ExpenseModel.ExpenseCategory),
-        currency: Schema.optionalKey(Schemas.CurrencyCode),
-        location_id: Schema.optionalKey(Schemas.Uuid),
-        date_from: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "expense_date on or after" })),
-        date_to: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "expense_date on or before" }))
-      },
+      query: { ...pageQuery, ...ExpenseModel.ExpenseFilter.fields },
       success: ListEnvelope(ExpenseModel.Expense)
     }).pipe(scope("expenses:read")),
     HttpApiEndpoint.get("get", "/expenses/:id", {

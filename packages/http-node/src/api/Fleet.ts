@@ -1,8 +1,7 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { FleetModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { BooleanFromString, DeletedEnvelope, Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
+import { DeletedEnvelope, Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
 const idParams = { id: idParam("The fleet vehicle id") }
@@ -10,11 +9,7 @@ const idParams = { id: idParam("The fleet vehicle id") }
 export class FleetApi extends HttpApiGroup.make("fleet")
   .add(
     HttpApiEndpoint.get("list", "/fleet-vehicles", {
-      query: {
-        ...pageQuery,
-        active: Schema.optionalKey(BooleanFromString),
-        fuel_type: Schema.optionalKey(FleetModel.FuelType)
-      },
+      query: { ...pageQuery, ...FleetModel.FleetVehicleFilter.fields },
       success: ListEnvelope(FleetModel.FleetVehicle)
     }).pipe(scope("fleet:read")),
     HttpApiEndpoint.get("get", "/fleet-vehicles/:id", {

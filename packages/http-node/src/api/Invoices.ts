@@ -1,8 +1,8 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { InvoiceModel, Schemas } from "@opsplatform/core"
+import { InvoiceModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError, UnprocessableError } from "./errors.ts"
-import { BooleanFromString, Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
+import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
 const invoiceParams = { id: idParam("The invoice id") }
@@ -21,16 +21,7 @@ const Created = <S extends Schema.Top>(schema: S) => Envelope(schema).pipe(HttpA
 export class InvoicesApi extends HttpApiGroup.make("invoices")
   .add(
     HttpApiEndpoint.get("list", "/invoices", {
-      query: {
-        ...pageQuery,
-        status: Schema.optionalKey(InvoiceModel.InvoiceStatus),
-        contact_id: Schema.optionalKey(Schemas.Uuid),
-        issue_date_from: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "issue_date on or after" })),
-        issue_date_to: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "issue_date on or before" })),
-        overdue: Schema.optionalKey(BooleanFromString.annotate({
-          description: "true: issued, not settled, due before today in the organization's time zone"
-        }))
-      },
+      query: { ...pageQuery, ...InvoiceModel.InvoiceFilter.fields },
       success: ListEnvelope(InvoiceModel.Invoice)
     }).pipe(scope("invoices:read")),
     HttpApiEndpoint.get("get", "/invoices/:id", {
@@ -101,11 +92,7 @@ export class InvoicesApi extends HttpApiGroup.make("invoices")
       error: [NotFoundError, ConflictError, UnprocessableError]
     }).pipe(scope("invoices:write")),
     HttpApiEndpoint.get("listCreditNotes", "/credit-notes", {
-      query: {
-        ...pageQuery,
-        invoice_id: Schema.optionalKey(Schemas.Uuid),
-        status: Schema.optionalKey(InvoiceModel.CreditNoteStatus)
-      },
+      query: { ...pageQuery, ...InvoiceModel.CreditNoteFilter.fields },
       success: ListEnvelope(InvoiceModel.CreditNote)
     }).pipe(scope("invoices:read")),
     HttpApiEndpoint.get("getCreditNote", "/credit-notes/:creditNoteId", {
@@ -123,7 +110,7 @@ export class InvoicesApi extends HttpApiGroup.make("invoices")
       success: Created(Schema.Array(InvoiceModel.BankTransaction))
     }).pipe(scope("invoices:write")),
     HttpApiEndpoint.get("listBankTransactions", "/bank-transactions", {
-      query: { ...pageQuery, matched: Schema.optionalKey(BooleanFromString) },
+      query: { ...pageQuery, ...InvoiceModel.BankTransactionFilter.fields },
       success: ListEnvelope(InvoiceModel.BankTransaction)
     }).pipe(scope("invoices:read")),
     HttpApiEndpoint.get("getBankTransaction", "/bank-transactions/:bankTransactionId", {

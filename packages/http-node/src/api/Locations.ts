@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { LocationModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { BooleanFromString, Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
+import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
 const idParams = { id: idParam("The location id") }
@@ -10,11 +10,7 @@ const idParams = { id: idParam("The location id") }
 export class LocationsApi extends HttpApiGroup.make("locations")
   .add(
     HttpApiEndpoint.get("list", "/locations", {
-      query: {
-        ...pageQuery,
-        vertical_type: Schema.optionalKey(LocationModel.VerticalType),
-        is_primary: Schema.optionalKey(BooleanFromString)
-      },
+      query: { ...pageQuery, ...LocationModel.LocationFilter.fields },
       success: ListEnvelope(LocationModel.Location)
     }).pipe(scope("locations:read")),
     HttpApiEndpoint.get("get", "/locations/:id", {

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { MailModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
-import { BooleanFromString, Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
+import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
 
 const idParams = { id: idParam("The mailbox id") }
@@ -10,7 +10,7 @@ const idParams = { id: idParam("The mailbox id") }
 export class MailApi extends HttpApiGroup.make("mail")
   .add(
     HttpApiEndpoint.get("list", "/mailboxes", {
-      query: { ...pageQuery, enabled: Schema.optionalKey(BooleanFromString) },
+      query: { ...pageQuery, ...MailModel.MailboxFilter.fields },
       success: ListEnvelope(MailModel.Mailbox)
     }).pipe(scope("mail:read")),
     HttpApiEndpoint.get("get", "/mailboxes/:id", {

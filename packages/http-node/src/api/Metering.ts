@@ -1,6 +1,5 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { MeteringModel, Schemas } from "@opsplatform/core"
+import { MeteringModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
@@ -10,11 +9,7 @@ const idParams = { id: idParam("The subscription id") }
 export class MeteringApi extends HttpApiGroup.make("metering")
   .add(
     HttpApiEndpoint.get("list", "/subscriptions", {
-      query: {
-        ...pageQuery,
-        status: Schema.optionalKey(MeteringModel.SubscriptionStatus),
-        contact_id: Schema.optionalKey(Schemas.Uuid)
-      },
+      query: { ...pageQuery, ...MeteringModel.SubscriptionFilter.fields },
       success: ListEnvelope(MeteringModel.Subscription)
     }).pipe(scope("subscriptions:read")),
     HttpApiEndpoint.get("get", "/subscriptions/:id", {
@@ -43,7 +38,7 @@ export class MeteringApi extends HttpApiGroup.make("metering")
     }).pipe(scope("payments:charge")),
     HttpApiEndpoint.get("listUsage", "/subscriptions/:id/usage", {
       params: idParams,
-      query: { ...pageQuery, forwarding_status: Schema.optionalKey(MeteringModel.ForwardingStatus) },
+      query: { ...pageQuery, ...MeteringModel.UsageFilter.fields },
       success: ListEnvelope(MeteringModel.UsageRecord),
       error: NotFoundError
     }).pipe(scope("subscriptions:read"))

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ContractModel, ObligationModel, Schemas } from "@opsplatform/core"
+import { ObligationModel } from "@opsplatform/core"
 import { ConflictError, NotFoundError } from "./errors.ts"
 import { Envelope, ListEnvelope, idParam, pageQuery } from "./envelope.ts"
 import { scope } from "./security.ts"
@@ -11,19 +11,7 @@ const Obligation = ObligationModel.Obligation
 export class ObligationsApi extends HttpApiGroup.make("obligations")
   .add(
     HttpApiEndpoint.get("list", "/contract-obligations", {
-      query: {
-        ...pageQuery,
-        contract_id: Schema.optionalKey(ContractModel.ContractId),
-        status: Schema.optionalKey(ObligationModel.ObligationStatus),
-        bucket: Schema.optionalKey(ObligationModel.ObligationBucket.annotate({
-          description: "As of today in the organization's time zone"
-        })),
-        type: Schema.optionalKey(ObligationModel.ObligationType),
-        obligor: Schema.optionalKey(ObligationModel.Obligor),
-        assignee_user_id: Schema.optionalKey(Schemas.Uuid),
-        due_from: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "due_date on or after" })),
-        due_to: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "due_date on or before" }))
-      },
+      query: { ...pageQuery, ...ObligationModel.ObligationFilter.fields },
       success: ListEnvelope(Obligation)
     }).pipe(scope("contracts:read")),
     HttpApiEndpoint.get("get", "/contract-obligations/:id", {

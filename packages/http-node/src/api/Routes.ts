@@ -25,12 +25,7 @@ const lifecycle = (name: "optimize" | "dispatch" | "start" | "complete" | "cance
 export class RoutesApi extends HttpApiGroup.make("routes")
   .add(
     HttpApiEndpoint.get("list", "/delivery-routes", {
-      query: {
-        ...pageQuery,
-        status: Schema.optionalKey(RouteModel.RouteStatus),
-        date_from: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "route_date on or after this day (organization's time zone)" })),
-        date_to: Schema.optionalKey(Schemas.IsoDate.annotate({ description: "route_date on or before this day (organization's time zone)" }))
-      },
+      query: { ...pageQuery, ...RouteModel.RouteFilter.fields },
       success: ListEnvelope(RouteModel.DeliveryRoute)
     }).pipe(scope("delivery:read")),
     HttpApiEndpoint.post("create", "/delivery-routes", {

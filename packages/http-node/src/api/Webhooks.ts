@@ -64,7 +64,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       params: idParams,
       query: {
         ...pageQuery,
-        status: Schema.optionalKey(WebhookModel.DeliveryStatus)
+        ...WebhookModel.DeliveryFilter.fields
       },
       success: ListEnvelope(WebhookModel.WebhookDelivery),
       error: NotFoundError

@@ -1,4 +1,4 @@
-import { Effect, Schema, SchemaTransformation } from "effect"
+import { Effect, Schema } from "effect"
 import { Pagination, Schemas } from "@opsplatform/core"
 import { CurrentPrincipal } from "./security.ts"
 
@@ -32,14 +32,6 @@ export const pageQuery = {
     description: "Opaque keyset cursor from `meta.nextCursor`; send it instead of `page` for fast deep paging"
   }))
 }
-
-/** `true` / `false` in a query string. */
-export const BooleanFromString = Schema.Literals(["true", "false"]).pipe(
-  Schema.decodeTo(
-    Schema.Boolean,
-    SchemaTransformation.transform({ decode: (s) => s === "true", encode: (b) => (b ? "true" : "false") })
-  )
-)
 
 export const ok = <A>(data: A) => ({ data, error: null }) as const
 

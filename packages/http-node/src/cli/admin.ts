@@ -113,7 +113,7 @@ const listKeys = Command.make("list-keys", {
     for (const environment of envs) {
       let page = yield* Pagination.pageRequest({ perPage: 100 })
       while (true) {
-        const result = yield* credentials.list({ organizationId: org, environment }, { includeRevoked: all }, page)
+        const result = yield* credentials.list({ organizationId: org, environment }, all ? {} : { revoked: false }, page)
         keys.push(...result.items)
         if (result.meta.nextCursor === null) break
         page = yield* Pagination.pageRequest({ perPage: 100, cursor: result.meta.nextCursor })

@@ -1,12 +1,14 @@
-import { Cause, Console, Effect } from "effect"
+import { Cause, ConfigProvider, Console, Effect, Option, type Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { SqlClient } from "effect/sql"
 import { DeliveryRepo, Migrations } from "@opsplatform/core"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type DatabaseChoice, databaseChoiceFromEnv, embeddedHolder, layerSql } from "../server/database.ts"
-import { CliProcess, failCommand } from "./process.ts"
+import { coreConfig, load } from "../config/Configuration.ts"
+import { variables } from "../config/variables.ts"
+import { type DatabaseChoice, embeddedHolder, layerSql } from "../server/database.ts"
+import { failCommand } from "./process.ts"
 import { resolveOperatorKey } from "../server/webhooks.ts"
 
 /**
@@ -70,16 +72,16 @@ const describeDatabase = (choice: DatabaseChoice): string => {
   }
 }
 
-export const checkSecretKey = (choice: DatabaseChoice, env: NodeJS.ProcessEnv = process.env): Check => {
-  const configured = env.OPSPLATFORM_SECRET_KEY
-  if (choice._tag === "Embedded" && (configured === undefined || configured === "")) {
+export const checkSecretKey = (choice: DatabaseChoice, secretKey: Option.Option<Redacted.Redacted<string>>): Check => {
+  const configured = Option.isSome(secretKey)
+  if (choice._tag === "Embedded" && !configured) {
     const file = path.join(choice.dataDir, "secret.key")
     if (!fs.existsSync(file)) {
       return warn("secret key", `no key file at ${file} yet`, "none needed: `opsplatform serve` generates it on first start (or set OPSPLATFORM_SECRET_KEY)")
     }
   }
   try {
-    const key = resolveOperatorKey(choice, env)
+    const key = resolveOperatorKey(choice, secretKey)
     if (key._tag === "None") {
       return fail(
         "secret key",
@@ -195,10 +197,45 @@ const databaseChecks = (choice: DatabaseChoice): Effect.Effect<ReadonlyArray<Che
 }
 
 /** Every check, in the order they are printed. */
-export const runChecks = (
-  choice: DatabaseChoice = databaseChoiceFromEnv(),
-  env: NodeJS.ProcessEnv = process.env
-): Effect.Effect<ReadonlyArray<Check>> => Effect.map(databaseChecks(choice), (db) => [checkNode(), ...db, checkSecretKey(choice, env)])
+export const runChecks: Effect.Effect<ReadonlyArray<Check>> = Effect.gen(function*() {
+  const configured = yield* Effect.exit(load(coreConfig))
+  if (configured._tag === "Failure") {
+    return [checkNode(), fail("configuration", message(Cause.squash(configured.cause)), "correct or unset the variable it names")]
+  }
+  const { database, secretKey } = configured.value
+  return [checkNode(), ...yield* databaseChecks(database), checkSecretKey(database, secretKey)]
+})
+
+/**
+ * Every environment variable the processes read (`src/config/variables.ts`):
+ * its name, whether it is set (never a secret's value), what its absence
+ * means, which processes read it and what it does.
+ */
+export const environment = Effect.gen(function*() {
+  const provider = yield* ConfigProvider.ConfigProvider
+  return yield* Effect.forEach(variables, (v) =>
+    Effect.map(
+      Effect.orElseSucceed(provider.load([v.name]), () => undefined),
+      (node) => ({
+        name: v.name,
+        set: node !== undefined && node._tag === "Value" && node.value.trim() !== "",
+        absent: v.absent,
+        processes: v.processes,
+        description: v.description
+      })
+    ))
+})
+
+type EnvironmentRow = Effect.Success<typeof environment>[number]
+
+/** The variables as lines for a person: set or what its absence means, then what it does. */
+export const formatEnvironment = (rows: ReadonlyArray<EnvironmentRow>): string => {
+  const width = Math.max(...rows.map((r) => r.name.length))
+  return ["Environment (each variable, whether it is set, and what it does):", ...rows.flatMap((r) => [
+    `  ${r.name.padEnd(width)}  ${r.set ? "set" : `not set: ${r.absent}`}`,
+    `  ${" ".repeat(width)}  ${r.description} [${r.processes.join(", ")}]`
+  ])].join("\n")
+}
 
 const marks: Record<CheckStatus, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" }
 
@@ -217,12 +254,16 @@ export const doctor = Command.make("doctor", {
   json: Flag.Boolean("json").pipe(Flag.withDescription("Print the checks as JSON instead of text"), Flag.withDefault(false))
 }, ({ json }) =>
   Effect.gen(function*() {
-    const { env } = yield* CliProcess
-    const checks = yield* runChecks(databaseChoiceFromEnv(env), env)
-    yield* Console.log(json ? JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks }) : formatChecks(checks))
+    const checks = yield* runChecks
+    const variables = yield* environment
+    yield* Console.log(
+      json
+        ? JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks, environment: variables })
+        : `${formatChecks(checks)}\n\n${formatEnvironment(variables)}`
+    )
     if (checks.some((c) => c.status === "fail")) yield* failCommand
   })).pipe(
     Command.withDescription(
-      "Check the Node.js version, the database (reachable, migrated), the secret key and the webhook workers, and say what to fix"
+      "Check the Node.js version, the database (reachable, migrated), the secret key and the webhook workers, and say what to fix; list every environment variable the processes read"
     )
   )

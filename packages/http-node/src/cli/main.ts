@@ -4,7 +4,7 @@ import { LoggingLive } from "../server/logging.ts"
 import { runOpsplatform } from "./run.ts"
 
 runOpsplatform(process.argv.slice(2)).pipe(
-  Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive())),
+  Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive)),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     // SIGTERM / SIGINT end `serve` and `worker` by interruption: a clean stop, exit status 0.

@@ -1,7 +1,7 @@
-import { Cause, Console, Effect } from "effect"
+import { Cause, ConfigProvider, Console, Effect } from "effect"
 import { Command } from "effect/cli"
 import { opsplatform } from "./command.ts"
-import { failCommand } from "./process.ts"
+import { CliProcess, failCommand } from "./process.ts"
 
 /** Anything else that stops a command: a JSON error on stderr, exit status 1, never on stdout. */
 const reportFailure = (cause: Cause.Cause<unknown>) =>
@@ -23,4 +23,9 @@ const failureMessage = (error: unknown): string =>
  * its output the `Console`'s; the binary gives it the real ones.
  */
 export const runOpsplatform = (args: ReadonlyArray<string>) =>
-  Command.runWith(opsplatform, { version: "0.1.0" })(args).pipe(Effect.catchCause(reportFailure))
+  Effect.flatMap(CliProcess, ({ env }) =>
+    Command.runWith(opsplatform, { version: "0.1.0" })(args).pipe(
+      Effect.catchCause(reportFailure),
+      // Every setting the command reads comes from its process's environment (src/config/variables.ts).
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: env as Record<string, string> })))
+    ))

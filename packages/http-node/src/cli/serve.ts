@@ -1,9 +1,8 @@
 import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { bootstrapDemo } from "../server/bootstrap.ts"
-import { databaseChoiceFromEnv } from "../server/database.ts"
+import { CoreConfig, ServerConfig } from "../config/Configuration.ts"
 import { serverLayer } from "../server/serve.ts"
-import { CliProcess } from "./process.ts"
 import { printJson, requireOperatorKey } from "./shared.ts"
 
 export const serve = Command.make("serve", {
@@ -14,10 +13,10 @@ export const serve = Command.make("serve", {
   host: Flag.String("host").pipe(Flag.withDescription("Interface to bind (default: all)"), Flag.optional)
 }, ({ host, port }) =>
   Effect.gen(function*() {
-    const { env } = yield* CliProcess
-    const listenPort = Option.getOrElse(port, () => Number(env.PORT ?? 8080))
-    const database = databaseChoiceFromEnv(env)
-    yield* requireOperatorKey(database)
+    const configured = yield* ServerConfig
+    const listenPort = Option.getOrElse(port, () => configured.port)
+    const { database, secretKey } = yield* CoreConfig
+    yield* requireOperatorKey(database, secretKey)
     yield* Layer.launch(
       Layer.effectDiscard(Effect.gen(function*() {
         const demo = yield* bootstrapDemo
@@ -31,4 +30,4 @@ export const serve = Command.make("serve", {
         }))
       })).pipe(Layer.provideMerge(serverLayer({ port: listenPort, host: Option.getOrUndefined(host), database })))
     )
-  })).pipe(Command.withDescription("Run the /v1 API server (migrations run first)"))
+  }).pipe(Effect.provide(Layer.merge(CoreConfig.layer, ServerConfig.layer)))).pipe(Command.withDescription("Run the /v1 API server (migrations run first)"))

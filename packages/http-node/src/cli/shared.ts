@@ -1,9 +1,10 @@
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, type Redacted } from "effect"
 import { Errors } from "@opsplatform/core"
+import { databaseConfig, load } from "../config/Configuration.ts"
 import { coreLive } from "../server/app.ts"
-import { type DatabaseChoice, databaseChoiceFromEnv } from "../server/database.ts"
+import type { DatabaseChoice } from "../server/database.ts"
 import { MISSING_KEY_MESSAGE, resolveOperatorKey, WebhookConfigError } from "../server/webhooks.ts"
-import { CliProcess, failCommand } from "./process.ts"
+import { failCommand } from "./process.ts"
 
 /** JSON on stdout: the CLI's only output channel for results. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value))
@@ -21,25 +22,17 @@ const reportDomainErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
       : Effect.fail(e))
 
 /** The database the command's environment names (`DATABASE_URL`, else the embedded one in `OPSPLATFORM_DATA_DIR`). */
-export const commandDatabase = Effect.gen(function*() {
-  return databaseChoiceFromEnv((yield* CliProcess).env)
-})
+export const commandDatabase = load(databaseConfig)
 
 /** Runs a command on core over the database the environment names, reporting domain failures. */
 export const withCore = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const { env } = yield* CliProcess
-    return yield* self.pipe(reportDomainErrors, Effect.provide(coreLive(databaseChoiceFromEnv(env), env)))
-  })
+  Effect.flatMap(load(databaseConfig), (database) => self.pipe(reportDomainErrors, Effect.provide(coreLive(database))))
 
 /** Processes that send webhooks need the operator key: on PostgreSQL without it they refuse to start. */
-export const requireOperatorKey = (database: DatabaseChoice) =>
-  Effect.gen(function*() {
-    const { env } = yield* CliProcess
-    return yield* Effect.try({
-      try: () => {
-        if (Option.isNone(resolveOperatorKey(database, env))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
-      },
-      catch: (e) => e as Error
-    })
+export const requireOperatorKey = (database: DatabaseChoice, secretKey: Option.Option<Redacted.Redacted<string>>) =>
+  Effect.try({
+    try: () => {
+      if (Option.isNone(resolveOperatorKey(database, secretKey))) throw new WebhookConfigError(MISSING_KEY_MESSAGE)
+    },
+    catch: (e) => e as Error
   })

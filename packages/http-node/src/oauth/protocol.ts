@@ -4,12 +4,12 @@ import { OAuthErrors } from "@opsplatform/core"
 
 /**
  * The server's public base URL: the OAuth issuer and the root of every OAuth
- * address. `OPSPLATFORM_PUBLIC_URL` sets it (needed behind a proxy); without
- * it each request's own origin is used.
+ * address. The server sets it from `OPSPLATFORM_PUBLIC_URL` (needed behind a
+ * proxy); without it each request's own origin is used.
  */
 export const OAuthHttpConfig = Context.Reference<{ readonly publicUrl: string | undefined }>(
   "@opsplatform/http-node/OAuthHttpConfig",
-  { defaultValue: () => ({ publicUrl: process.env.OPSPLATFORM_PUBLIC_URL || undefined }) }
+  { defaultValue: () => ({ publicUrl: undefined }) }
 )
 
 /** Why a configured public URL is unusable, or undefined when it is fine. */

@@ -30,10 +30,12 @@ import { OAuthHandlers } from "../http/OAuth.ts"
 import { ObligationsHandlers } from "../http/Obligations.ts"
 import { RoutesHandlers } from "../http/Routes.ts"
 import { TenancyHandlers } from "../http/Tenancy.ts"
+import { OAuthHttpConfig } from "../oauth/protocol.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
 import { credentialCache } from "./credentialCache.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { DocsRoutes } from "./docs.ts"
+import { CoreConfig, ServerConfig } from "../config/Configuration.ts"
 import { FiscalRegistryLive } from "./jobs/fiscal.ts"
 import { RoutesConfigLive } from "./routesConfig.ts"
 import { WebhooksHandlers } from "../http/Webhooks.ts"
@@ -52,7 +54,7 @@ export const CryptoLive = Layer.mergeAll(
   NodeCrypto.layerSignature
 )
 
-/** Core services on SQL storage, with migrations applied. */
+/** Core services on SQL storage, with migrations applied, and the configuration they were built with. */
 export type CoreLive =
   | CoreLayers.DomainServices
   | CoreLayers.StoragePorts
@@ -62,9 +64,10 @@ export type CoreLive =
   | Layer.Success<typeof CryptoLive>
   | SecretBox.SecretBox
   | WebhookTransport.WebhookTransport
+  | CoreConfig
 
-/** `env`: where the operator key and the webhook settings are read (the process's environment by default). */
-export const coreLive = (choice: DatabaseChoice, env: NodeJS.ProcessEnv = process.env): Layer.Layer<CoreLive> =>
+/** Core services on SQL storage, configured from `CoreConfig` (the environment, or a test's values). */
+export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
     Layer.provideMerge(FiscalRegistryLive),
     // Over the SQL credential repository: authentication's lookups, cached where changes can be heard.
@@ -72,13 +75,20 @@ export const coreLive = (choice: DatabaseChoice, env: NodeJS.ProcessEnv = proces
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RecordingSettingsLive),
     Layer.provideMerge(RoutesConfigLive),
-    Layer.provideMerge(webhooksInfrastructure(choice, env)),
+    Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(MailSettingsLive),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(CryptoLive),
     Layer.provideMerge(layerMigratedSql(choice)),
+    Layer.provideMerge(CoreConfig.layer),
     Layer.orDie
   )
+
+/** The OAuth issuer: `OPSPLATFORM_PUBLIC_URL`, or each request's origin. */
+export const OAuthHttpConfigLive = Layer.effect(
+  OAuthHttpConfig,
+  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl }))
+)
 
 const json = (status: number, data: unknown) => HttpServerResponse.jsonUnsafe({ data, error: null }, { status })
 

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import type { ServerConfig } from "../config/Configuration.ts"
 import type { CoreLive } from "./app.ts"
 import { FiscalMonitorJob } from "./jobs/fiscal.ts"
 import { ObligationMonitorJob } from "./jobs/obligations.ts"
@@ -13,7 +14,7 @@ import { webhookWorkerJob } from "./webhooks.ts"
  * loop in the server's scope, so SIGTERM stops it with the server. Add new
  * jobs to this list.
  */
-export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> = [
+export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive | ServerConfig>> = [
   ObligationMonitorJob,
   webhookWorkerJob,
   FiscalMonitorJob,
@@ -22,7 +23,7 @@ export const backgroundJobs: ReadonlyArray<Layer.Layer<never, never, CoreLive>> 
   usageForwarderJob
 ]
 
-export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive> =>
+export const BackgroundJobs = (enabled: boolean): Layer.Layer<never, never, CoreLive | ServerConfig> =>
   enabled && backgroundJobs.length > 0
-    ? Layer.mergeAll(...(backgroundJobs as [Layer.Layer<never, never, CoreLive>]))
+    ? Layer.mergeAll(...(backgroundJobs as [Layer.Layer<never, never, CoreLive | ServerConfig>]))
     : Layer.empty

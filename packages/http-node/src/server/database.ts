@@ -5,6 +5,8 @@ import { Effect, Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { Migrations } from "@opsplatform/core"
+import type { DatabaseChoice } from "../config/Configuration.ts"
+import { DEFAULT_POOL_SIZE } from "../config/variables.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -26,57 +28,8 @@ const EMBEDDED_CONNECTIONS = 1
  */
 const EMBEDDED_POOL = 1
 
-export type DatabaseChoice =
-  | {
-    readonly _tag: "Postgres"
-    readonly url: string
-    readonly maxConnections?: number | undefined
-    /** Authentication's credential cache (on unless false): see `credentialCache`. */
-    readonly credentialCache?: boolean | undefined
-  }
-  | { readonly _tag: "Embedded"; readonly dataDir: string }
-  | { readonly _tag: "EmbeddedFromDump"; readonly dump: Blob }
-  | { readonly _tag: "EmbeddedMemory" }
+export type { DatabaseChoice } from "../config/Configuration.ts"
 
-/** The one place that decides storage: `DATABASE_URL` means PostgreSQL, otherwise PGlite in the data directory. */
-export const databaseChoiceFromEnv = (env: NodeJS.ProcessEnv = process.env): DatabaseChoice =>
-  env.DATABASE_URL
-    ? {
-      _tag: "Postgres",
-      url: env.DATABASE_URL,
-      maxConnections: poolSize(env.DATABASE_POOL_SIZE),
-      credentialCache: credentialCacheSwitch(env.OPSPLATFORM_CREDENTIAL_CACHE)
-    }
-    : { _tag: "Embedded", dataDir: path.resolve(env.OPSPLATFORM_DATA_DIR ?? "./.data") }
-
-/** The default connections per process: 4 servers and 2 workers stay at 60, under PostgreSQL's default of 100. */
-export const DEFAULT_POOL_SIZE = 10
-
-/**
- * `OPSPLATFORM_CREDENTIAL_CACHE`: `on` (the default) or `off`. Off is for a
- * PostgreSQL reached through a pooler that cannot LISTEN (PgBouncer in
- * transaction mode): there the cache would not hear revocations. Anything
- * else stops the process with the reason.
- */
-export const credentialCacheSwitch = (value: string | undefined): boolean => {
-  if (value === undefined || value === "" || value === "on") return true
-  if (value === "off") return false
-  throw new Error(`OPSPLATFORM_CREDENTIAL_CACHE must be "on" or "off" (got "${value}")`)
-}
-
-/**
- * `DATABASE_POOL_SIZE`: at most this many PostgreSQL connections per process
- * (the listener a worker holds is one of them). Anything but an integer from 1
- * to 1000 stops the process with the reason, rather than guessing.
- */
-export const poolSize = (value: string | undefined): number => {
-  if (value === undefined || value === "") return DEFAULT_POOL_SIZE
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new Error(`DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "${value}")`)
-  }
-  return n
-}
 
 /**
  * PGlite is one PostgreSQL session; the socket server exposes it on loopback so

@@ -1,5 +1,6 @@
 import { Effect, Layer, Logger, References } from "effect"
 import type { LogLevel } from "effect/LogLevel"
+import { load, logConfig } from "../config/Configuration.ts"
 
 const levels: ReadonlyArray<LogLevel> = ["All", "Trace", "Debug", "Info", "Warn", "Error", "Fatal", "None"]
 
@@ -13,17 +14,16 @@ export const logFormats = ["json", "pretty"] as const
  * collectors) or `pretty` (time, level and message, then the annotations, in
  * colour on a terminal, for people). An unknown format logs JSON and says so.
  */
-export const LoggingLive = (env: NodeJS.ProcessEnv = process.env): Layer.Layer<never> => {
-  const wanted = env.OPSPLATFORM_LOG_LEVEL ?? "Info"
-  const level = levels.find((l) => l.toLowerCase() === wanted.toLowerCase()) ?? "Info"
-  const format = (env.OPSPLATFORM_LOG_FORMAT ?? "json").toLowerCase()
+export const LoggingLive: Layer.Layer<never> = Layer.unwrap(Effect.map(load(logConfig), (configured) => {
+  const level = levels.find((l) => l.toLowerCase() === configured.level.toLowerCase()) ?? "Info"
+  const format = configured.format.toLowerCase()
   const logger = format === "pretty"
     ? Logger.layer([Logger.consolePretty({ colors: "auto" })]).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
     : Logger.layer([Logger.withConsoleError(Logger.formatJson)])
   const warning = (logFormats as ReadonlyArray<string>).includes(format)
     ? Layer.empty
     : Layer.effectDiscard(Effect.logWarning(
-      `OPSPLATFORM_LOG_FORMAT must be one of ${logFormats.join(", ")}, got '${env.OPSPLATFORM_LOG_FORMAT}'; logging JSON`
+      `OPSPLATFORM_LOG_FORMAT must be one of ${logFormats.join(", ")}, got '${configured.format}'; logging JSON`
     ))
   return Layer.mergeAll(warning.pipe(Layer.provide(logger)), logger, Layer.succeed(References.MinimumLogLevel, level))
-}
+}))

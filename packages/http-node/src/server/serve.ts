@@ -6,7 +6,8 @@ import { createServer, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { Secrets } from "@opsplatform/core"
 import { defaultCode } from "../api/errors.ts"
-import { AppRoutes, coreLive } from "./app.ts"
+import { ServerConfig } from "../config/Configuration.ts"
+import { AppRoutes, coreLive, OAuthHttpConfigLive } from "./app.ts"
 import type { DatabaseChoice } from "./database.ts"
 import { BackgroundJobs } from "./background.ts"
 import { apiMiddleware } from "./middleware.ts"
@@ -58,6 +59,8 @@ export const serverLayer = (options: ServeOptions) =>
     HttpRouter.serve(AppRoutes, { middleware: apiMiddleware, disableLogger: true, disableListenLog: true }),
     BackgroundJobs(options.background ?? true)
   ).pipe(
+    Layer.provide(OAuthHttpConfigLive),
+    Layer.provideMerge(ServerConfig.layer),
     Layer.provideMerge(NodeHttpServer.layer(() => createServer().on("clientError", refuseUnparsed), {
       port: options.port,
       ...(options.host ? { host: options.host } : {}),

@@ -1,24 +1,9 @@
 import { Effect, Layer, Redacted } from "effect"
 import { MeteringRules, PaymentProcessor, type Tenant } from "@opsplatform/core"
 import Stripe from "stripe"
+import type { StripeSettings } from "../config/Configuration.ts"
 
-/** Where Stripe is and which keys to use (docs/decisions.md, "Usage metering"). */
-export interface StripeSettings {
-  /** `https://api.stripe.com` in production; a fake on loopback in tests. */
-  readonly apiBase: URL
-  /** The secret key of each environment that has one: sandbox a test-mode key, live a live-mode key. */
-  readonly keys: Partial<Record<Tenant.Environment, Redacted.Redacted<string>>>
-  /** One call's whole exchange. */
-  readonly timeoutMs: number
-  /** Named in the SDK's user agent (`appInfo`). */
-  readonly appName: string
-}
-
-/** The mode each environment's key must be in: a live key never serves the sandbox, nor a test key live usage. */
-export const keyModes: Record<Tenant.Environment, { readonly variable: string; readonly prefixes: ReadonlyArray<string> }> = {
-  sandbox: { variable: "OPSPLATFORM_STRIPE_TEST_KEY", prefixes: ["sk_test_", "rk_test_"] },
-  live: { variable: "OPSPLATFORM_STRIPE_LIVE_KEY", prefixes: ["sk_live_", "rk_live_"] }
-}
+export type { StripeSettings } from "../config/Configuration.ts"
 
 /** Stripe's answer to an identifier it already holds (a 400, not a silent no-op). */
 const DUPLICATE_IDENTIFIER = /An event already exists with identifier/

@@ -1,7 +1,8 @@
 import { Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { AppRoutes, coreLive } from "./app.ts"
-import { type DatabaseChoice, databaseChoiceFromEnv } from "./database.ts"
+import { databaseChoiceFromEnv, ServerConfig } from "../config/Configuration.ts"
+import { AppRoutes, coreLive, OAuthHttpConfigLive } from "./app.ts"
+import type { DatabaseChoice } from "./database.ts"
 import { apiMiddleware } from "./middleware.ts"
 
 /**
@@ -12,6 +13,7 @@ export const makeWebHandler = (options?: { readonly database?: DatabaseChoice | 
   HttpRouter.toWebHandler(
     AppRoutes.pipe(
       Layer.provide(HttpServer.layerServices),
+      Layer.provide(OAuthHttpConfigLive.pipe(Layer.provide(ServerConfig.layer))),
       Layer.provideMerge(coreLive(options?.database ?? databaseChoiceFromEnv()))
     ),
     { middleware: apiMiddleware, disableLogger: true }

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Layer, Option, Queue } from "effect"
+import { Cause, Effect, Layer, Option, Queue, Redacted } from "effect"
 import type { Aead, SecureRandom } from "effect/crypto"
 import {
   DeliverySignal,
@@ -12,52 +12,12 @@ import {
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { CoreConfig } from "../config/Configuration.ts"
 import type { DatabaseChoice } from "./database.ts"
 import { NodeWebhookTransport } from "./webhookTransport.ts"
 
 /** The operator's configuration could not be used; the message says what to fix. */
 export class WebhookConfigError extends Error {}
-
-const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) throw new WebhookConfigError(`${name} must be a positive integer, got '${raw}'`)
-  return n
-}
-
-/**
- * Delivery settings from the environment. Production needs none of them;
- * `OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE=true` opens loopback and private
- * destinations (tests, closed networks), and the others tune or shorten the
- * machinery (tests, benchmarks).
- */
-export const webhookSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): WebhookSettings.WebhookSettingsShape => {
-  const d = WebhookSettings.defaultWebhookSettings
-  const schedule = env.OPSPLATFORM_WEBHOOKS_SCHEDULE_MS
-  let parsed = d.schedule
-  if (schedule !== undefined && schedule !== "") {
-    parsed = schedule.split(",").map((s) => Number(s.trim()))
-    if (parsed.some((n) => !Number.isInteger(n) || n < 0)) {
-      throw new WebhookConfigError(`OPSPLATFORM_WEBHOOKS_SCHEDULE_MS must be comma-separated milliseconds, got '${schedule}'`)
-    }
-  }
-  const allow = env.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE
-  if (allow !== undefined && allow !== "" && allow !== "true" && allow !== "false") {
-    throw new WebhookConfigError(`OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE must be true or false, got '${allow}'`)
-  }
-  const timeoutMs = positiveInt(env, "OPSPLATFORM_WEBHOOKS_TIMEOUT_MS", d.timeoutMs)
-  return {
-    ...d,
-    schedule: parsed,
-    timeoutMs,
-    leaseMs: positiveInt(env, "OPSPLATFORM_WEBHOOKS_LEASE_MS", Math.max(d.leaseMs, timeoutMs + 15_000)),
-    batchSize: positiveInt(env, "OPSPLATFORM_WEBHOOKS_BATCH_SIZE", d.batchSize),
-    concurrency: positiveInt(env, "OPSPLATFORM_WEBHOOKS_CONCURRENCY", d.concurrency),
-    pollIntervalMs: positiveInt(env, "OPSPLATFORM_WEBHOOKS_POLL_MS", d.pollIntervalMs),
-    allowPrivateDestinations: allow === "true"
-  }
-}
 
 const KEY_HELP = "32 bytes as base64 (e.g. `openssl rand -base64 32`) or as 64 hex digits"
 
@@ -102,10 +62,9 @@ export const MISSING_KEY_MESSAGE = "OPSPLATFORM_SECRET_KEY is not set. With Post
  */
 export const resolveOperatorKey = (
   choice: DatabaseChoice,
-  env: NodeJS.ProcessEnv = process.env
+  secretKey: Option.Option<Redacted.Redacted<string>>
 ): Option.Option<Uint8Array> => {
-  const configured = env.OPSPLATFORM_SECRET_KEY
-  if (configured !== undefined && configured !== "") return Option.some(parseOperatorKey(configured, "OPSPLATFORM_SECRET_KEY"))
+  if (Option.isSome(secretKey)) return Option.some(parseOperatorKey(Redacted.value(secretKey.value), "OPSPLATFORM_SECRET_KEY"))
   switch (choice._tag) {
     case "Embedded":
       return Option.some(keyFile(choice.dataDir))
@@ -124,24 +83,20 @@ export const resolveOperatorKey = (
  * that can happen).
  */
 export const webhooksInfrastructure = (
-  choice: DatabaseChoice,
-  env: NodeJS.ProcessEnv = process.env
+  choice: DatabaseChoice
 ): Layer.Layer<
   SecretBox.SecretBox | WebhookTransport.WebhookTransport,
   never,
-  Aead.Aead | SecureRandom.SecureRandom
+  Aead.Aead | SecureRandom.SecureRandom | CoreConfig
 > =>
-  Layer.unwrap(Effect.sync(() => {
-    const settings = webhookSettingsFromEnv(env)
-    const key = resolveOperatorKey(choice, env)
-    const box = Option.match(key, {
+  Layer.unwrap(Effect.map(CoreConfig, ({ secretKey, webhooks }) => {
+    const box = Option.match(resolveOperatorKey(choice, secretKey), {
       onNone: () => SecretBox.SecretBox.layerUnavailable(MISSING_KEY_MESSAGE),
       onSome: (bytes) => SecretBox.SecretBox.layer(bytes)
     })
-    const caFile = env.OPSPLATFORM_WEBHOOKS_CA_FILE
-    const extraCa = caFile === undefined || caFile === "" ? undefined : fs.readFileSync(caFile, "utf8")
+    const extraCa = webhooks.caFile === undefined ? undefined : fs.readFileSync(webhooks.caFile, "utf8")
     return Layer.mergeAll(box, NodeWebhookTransport({ extraCa })).pipe(
-      Layer.provideMerge(Layer.succeed(WebhookSettings.WebhookSettings, settings))
+      Layer.provideMerge(Layer.succeed(WebhookSettings.WebhookSettings, webhooks.settings))
     )
   }))
 

@@ -8,6 +8,7 @@ import { format } from "node:util"
 import { CliProcess } from "../../src/cli/process.ts"
 import { runOpsplatform } from "../../src/cli/run.ts"
 import { LoggingLive } from "../../src/server/logging.ts"
+import { testVariables } from "./config.ts"
 
 export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/opsplatform.js")
 const builtEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js")
@@ -23,9 +24,9 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** This process's environment with `env` over it; `undefined` removes a variable. */
+/** This process's environment, the test file's configuration and `env` over them; `undefined` removes a variable. */
 const environment = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
-  const merged: Record<string, string | undefined> = { ...process.env, ...env }
+  const merged: Record<string, string | undefined> = { ...process.env, ...testVariables(), ...env }
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k]
   return merged
 }
@@ -62,7 +63,7 @@ export const runCommand = async (
       }
     }),
     Effect.provideService(Console.Console, output),
-    Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive(merged))),
+    Effect.provide(Layer.mergeAll(NodeServices.layer, LoggingLive)),
     Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: merged as Record<string, string> })))
   ))
   return { code, stdout, stderr }
@@ -72,7 +73,7 @@ export const runCommand = async (
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, input?: string): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...testVariables(), ...env },
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
     })
     if (input !== undefined) child.stdin!.end(input)
@@ -97,7 +98,7 @@ export interface Serving {
 export const startServe = (port: number, env: Record<string, string | undefined>): Promise<Serving> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, "serve", "--port", String(port), "--host", "127.0.0.1"], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...testVariables(), ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -124,7 +125,10 @@ export const spawnWorker = (
   ready: string
 ): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "worker"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [bin, "worker"], {
+      env: { ...process.env, ...testVariables(), ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stderr = ""
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
     const timer = setTimeout(() => reject(new Error(`worker did not start:\n${stderr}`)), 60_000)

@@ -1,23 +1,20 @@
-import { ConfigProvider, type Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { type Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { coreLive, type CoreLive } from "../../src/server/app.ts"
 import type { DatabaseChoice } from "../../src/server/database.ts"
+import { testConfiguration } from "./config.ts"
 import { postgresUrl } from "./databases.ts"
 
 /**
  * Core on its own connection pool in this process, as another host would run
- * it (no HTTP server); `env` overrides the configuration it reads from the
- * environment. Closed with `close`.
+ * it (no HTTP server); `env` adds to the test file's configuration. Closed
+ * with `close`.
  */
 export const openCore = async (choice: DatabaseChoice, env?: Record<string, string>) => {
   const scope = Effect.runSync(Scope.make())
   const context: Context.Context<CoreLive> = await Effect.runPromise(Layer.buildWithScope(
     coreLive(choice).pipe(
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Layer.provide(
-        env === undefined
-          ? Layer.empty
-          : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...env } as Record<string, string> }))
-      )
+      Layer.provide(testConfiguration(env))
     ),
     scope
   ))

@@ -1,7 +1,8 @@
-import { type Clock as ClockNs, Clock, ConfigProvider, Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { type Clock as ClockNs, Clock, Context, Effect, Exit, Layer, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { FastHashing, makeFixture, type Fixture } from "@opsplatform/testing"
 import type { DatabaseChoice } from "../../src/server/database.ts"
+import { testConfiguration } from "./config.ts"
 import { serverLayer } from "../../src/server/serve.ts"
 
 export interface TestServer {
@@ -20,7 +21,7 @@ export const startTestServer = async (
   database: DatabaseChoice,
   options: {
     readonly background?: boolean
-    /** Environment variables the server reads as configuration, over the process's own. */
+    /** Variables the server reads as configuration, over the test file's (`configureTests`). */
     readonly env?: Record<string, string>
     /** The server's clock, for tests that move time (e.g. `shiftedClock`). */
     readonly clock?: ClockNs.Clock
@@ -35,11 +36,7 @@ export const startTestServer = async (
   const context = await Effect.runPromise(
     Layer.buildWithScope(
       layer.pipe(
-        Layer.provide(
-          options.env === undefined
-            ? Layer.empty
-            : ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.env } as Record<string, string> }))
-        ),
+        Layer.provide(testConfiguration(options.env)),
         options.clock === undefined ? (l) => l : Layer.provide(Layer.succeed(Clock.Clock, options.clock)),
         options.fastHashing === true ? Layer.provide(FastHashing) : (l) => l
       ),

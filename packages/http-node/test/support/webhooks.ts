@@ -1,11 +1,12 @@
 import { Effect } from "effect"
 import { Events, Ids, Outbox, type Tenant, Transactor } from "@opsplatform/core"
+import { configureTests } from "./config.ts"
 import { call, type TestServer } from "./server.ts"
 
 /**
- * Webhook settings for tests, through the same environment variables an
- * operator sets: loopback receivers allowed, the test receiver's certificate
- * trusted, a schedule of `stepMs` steps instead of hours, quick polling.
+ * Webhook settings for this test file, through the same variables an operator
+ * sets: loopback receivers allowed, the test receiver's certificate trusted, a
+ * schedule of `stepMs` steps instead of hours, quick polling.
  */
 export const useTestWebhookSettings = (options: {
   readonly stepMs?: number
@@ -13,11 +14,13 @@ export const useTestWebhookSettings = (options: {
   readonly caFile?: string
 } = {}) => {
   const step = options.stepMs ?? 300
-  process.env.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE = "true"
-  process.env.OPSPLATFORM_WEBHOOKS_SCHEDULE_MS = Array.from({ length: 7 }, () => String(step)).join(",")
-  process.env.OPSPLATFORM_WEBHOOKS_POLL_MS = "100"
-  process.env.OPSPLATFORM_WEBHOOKS_TIMEOUT_MS = String(options.timeoutMs ?? 2_000)
-  if (options.caFile !== undefined) process.env.OPSPLATFORM_WEBHOOKS_CA_FILE = options.caFile
+  configureTests({
+    OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE: "true",
+    OPSPLATFORM_WEBHOOKS_SCHEDULE_MS: Array.from({ length: 7 }, () => String(step)).join(","),
+    OPSPLATFORM_WEBHOOKS_POLL_MS: "100",
+    OPSPLATFORM_WEBHOOKS_TIMEOUT_MS: String(options.timeoutMs ?? 2_000),
+    ...(options.caFile === undefined ? {} : { OPSPLATFORM_WEBHOOKS_CA_FILE: options.caFile })
+  })
 }
 
 /** A committed domain event, published the way every area does: inside a transaction, through the Outbox. */

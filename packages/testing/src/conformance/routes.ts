@@ -114,7 +114,7 @@ export const routeRepoConformance = (name: string, storage: Storage) =>
             assert.isTrue(Option.isNone(yield* repo.lock(other, route.id)))
             assert.deepStrictEqual(yield* repo.stops(other, route.id), [])
             assert.isFalse(yield* repo.removeStop(other, route.id, stop.id))
-            assert.strictEqual((yield* repo.list(other, {}, yield* pageRequest({}))).meta.total, 0)
+            assert.strictEqual((yield* repo.list(other, {}, "UTC", yield* pageRequest({}))).meta.total, 0)
             yield* repo.update(other, { ...route, name: "Hijacked" })
             yield* repo.updateStop(other, route.id, { ...stop, label: "Hijacked" })
           }
@@ -187,7 +187,7 @@ export const routeRepoConformance = (name: string, storage: Storage) =>
           assert.deepStrictEqual(yield* repo.unfinishedWithVehicle(org.sandbox, vehicleId), [])
         }))
 
-      it.effect("lists newest first, filtered by status and a route_date range [from, before)", () =>
+      it.effect("lists newest first, filtered by status and by days of route_date in the organization's time zone", () =>
         Effect.gen(function*() {
           const repo = yield* RouteRepo
           const ids = yield* Ids
@@ -202,18 +202,20 @@ export const routeRepoConformance = (name: string, storage: Storage) =>
           for (const r of rows) yield* repo.insert(org.live, r)
           yield* repo.insertStops(org.live, rows[2]!.id, [stopRecord(yield* ids.uuid, 1, at[2]!)])
           const page = yield* pageRequest({})
-          const all = yield* repo.list(org.live, {}, page)
+          const all = yield* repo.list(org.live, {}, "UTC", page)
           assert.deepStrictEqual(all.items.map((r) => r.number), ["R-000004", "R-000003", "R-000002", "R-000001"])
           assert.deepStrictEqual(all.items.map((r) => r.stop_count), [0, 1, 0, 0])
-          const day = yield* repo.list(org.live, {
-            routeDateFrom: "2026-03-01T00:00:00.000Z",
-            routeDateBefore: "2026-03-02T00:00:00.000Z"
-          }, page)
+          const day = yield* repo.list(org.live, { date_from: "2026-03-01", date_to: "2026-03-01" }, "UTC", page)
           assert.deepStrictEqual(day.items.map((r) => r.number), ["R-000003", "R-000002"])
           assert.strictEqual(day.meta.total, 2)
-          const planned = yield* repo.list(org.live, { status: "PLANNED" }, page)
+          // The same day in Bucharest (UTC+2 in March) starts and ends two hours earlier.
+          const bucharest = yield* repo.list(org.live, { date_from: "2026-03-01", date_to: "2026-03-01" }, "Europe/Bucharest", page)
+          assert.deepStrictEqual(bucharest.items.map((r) => r.number), ["R-000002", "R-000001"])
+          const after = yield* repo.list(org.live, { date_from: "2026-03-02" }, "UTC", page)
+          assert.deepStrictEqual(after.items.map((r) => r.number), ["R-000004"])
+          const planned = yield* repo.list(org.live, { status: "PLANNED" }, "UTC", page)
           assert.deepStrictEqual(planned.items.map((r) => r.number), ["R-000002"])
-          const paged = yield* repo.list(org.live, {}, yield* pageRequest({ perPage: 3, page: 2 }))
+          const paged = yield* repo.list(org.live, {}, "UTC", yield* pageRequest({ perPage: 3, page: 2 }))
           assert.deepStrictEqual(paged.items.map((r) => r.number), ["R-000001"])
         }))
     })

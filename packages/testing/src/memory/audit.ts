@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import { AuditRepo } from "@opsplatform/core/audit/AuditRepo"
-import type { AuditEvent } from "@opsplatform/core/audit/model"
+import { type AuditEvent, AuditFilter } from "@opsplatform/core/audit/model"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 export const AuditRepoMemory: Layer.Layer<AuditRepo, never, MemoryStore> = Layer.effect(
   AuditRepo,
@@ -12,13 +12,7 @@ export const AuditRepoMemory: Layer.Layer<AuditRepo, never, MemoryStore> = Layer
     return AuditRepo.of({
       append: (tenant, event) => Effect.sync(() => events.insert(tenant, event)),
       list: (tenant, f, page) =>
-        Effect.sync(() =>
-          events.page(tenant, (e) =>
-            (f.action === undefined || e.action === f.action) &&
-            (f.device_id === undefined || e.device_id === f.device_id) &&
-            (f.from === undefined || Date.parse(e.created_at) >= Date.parse(f.from)) &&
-            (f.to === undefined || Date.parse(e.created_at) < Date.parse(f.to)), page)
-        )
+        Effect.sync(() => events.page(tenant, filterPredicates(AuditFilter, f), page))
     })
   })
 )

@@ -1,9 +1,9 @@
 import { Effect, Layer, Option } from "effect"
 import { CredentialRepo } from "@opsplatform/core/auth/CredentialRepo"
-import type { StoredCredential } from "@opsplatform/core/auth/model"
+import { CredentialFilter, type StoredCredential } from "@opsplatform/core/auth/model"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 /**
  * The tenant table stamps `organization_id` and `environment` on each row and
@@ -41,11 +41,7 @@ export const CredentialRepoMemory: Layer.Layer<CredentialRepo, never, MemoryStor
       findById: (id) => Effect.sync(() => Option.fromNullishOr(everyCredential().find((c) => c.id === id))),
       list: (tenant, filter, page) =>
         Effect.sync(() => {
-          const listed = credentials.page(
-            tenant,
-            (c) => (filter.kind === undefined || c.kind === filter.kind) && (filter.includeRevoked || c.revoked_at === null),
-            page
-          )
+          const listed = credentials.page(tenant, filterPredicates(CredentialFilter, filter), page)
           return { ...listed, items: listed.items.map(credentialIn(tenant)) }
         }),
       revoke: (tenant, id, at) => Effect.sync(() => Option.map(credentials.find(tenant, id), (c) => revoke(tenant, c, at))),

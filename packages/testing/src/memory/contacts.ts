@@ -1,12 +1,12 @@
 import { Effect, Layer, Option } from "effect"
 import { contactConflicts, ContactRepo } from "@opsplatform/core/contacts/ContactRepo"
-import type { Contact } from "@opsplatform/core/contacts/model"
+import { type Contact, ContactFilter } from "@opsplatform/core/contacts/model"
 import type { InvoiceRecord } from "@opsplatform/core/invoices/model"
 import type { Subscription } from "@opsplatform/core/metering/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 export const ContactRepoMemory: Layer.Layer<ContactRepo, never, MemoryStore> = Layer.effect(
   ContactRepo,
@@ -38,10 +38,7 @@ export const ContactRepoMemory: Layer.Layer<ContactRepo, never, MemoryStore> = L
         Effect.sync(() =>
           contacts.page(
             tenant,
-            (c) =>
-              (f.kind === undefined || c.kind === f.kind) &&
-              (f.vat_number === undefined || c.vat_number === f.vat_number) &&
-              (f.q === undefined || c.name.toLowerCase().includes(f.q.toLowerCase())),
+            filterPredicates(ContactFilter, f),
             page
           )
         ),

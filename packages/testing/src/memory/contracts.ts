@@ -12,7 +12,7 @@ export const ContractRepoMemory: Layer.Layer<ContractRepo, never, MemoryStore> =
       insert: (tenant, c) => Effect.sync(() => contracts.insert(tenant, c)),
       update: (tenant, c) => Effect.sync(() => void contracts.update(tenant, c)),
       find: (tenant, id) => Effect.sync(() => contracts.find(tenant, id)),
-      list: (tenant, page) => Effect.sync(() => contracts.page(tenant, () => true, page))
+      list: (tenant, page) => Effect.sync(() => contracts.page(tenant, [], page))
     })
   })
 )

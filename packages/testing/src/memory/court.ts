@@ -1,10 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import { courtConflicts, CourtRepo } from "@opsplatform/core/court/CourtRepo"
-import type { CourtCase, Hearing } from "@opsplatform/core/court/model"
+import { type CourtCase, CourtCaseFilter, type Hearing } from "@opsplatform/core/court/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 /** The in-memory twin of `CourtRepo.layerSql`. */
 export const CourtRepoMemory: Layer.Layer<CourtRepo, never, MemoryStore> = Layer.effect(
@@ -30,7 +30,7 @@ export const CourtRepoMemory: Layer.Layer<CourtRepo, never, MemoryStore> = Layer
           })
         ),
       find: (tenant, id) => Effect.sync(() => cases.find(tenant, id)),
-      list: (tenant, f, page) => Effect.sync(() => cases.page(tenant, (c) => f.status === undefined || c.status === f.status, page)),
+      list: (tenant, f, page) => Effect.sync(() => cases.page(tenant, filterPredicates(CourtCaseFilter, f), page)),
       remove: (tenant, id) =>
         Effect.sync(() => {
           if (!cases.remove(tenant, id)) return false
@@ -46,7 +46,7 @@ export const CourtRepoMemory: Layer.Layer<CourtRepo, never, MemoryStore> = Layer
           }
         }),
       findHearing: (tenant, caseId, hearingId) => Effect.sync(() => hearingOf(tenant, caseId, hearingId)),
-      listHearings: (tenant, caseId, page) => Effect.sync(() => hearings.page(tenant, (h) => h.case_id === caseId, page)),
+      listHearings: (tenant, caseId, page) => Effect.sync(() => hearings.page(tenant, [(h) => h.case_id === caseId], page)),
       removeHearing: (tenant, caseId, hearingId) =>
         Effect.sync(() => Option.isSome(hearingOf(tenant, caseId, hearingId)) && hearings.remove(tenant, hearingId))
     })

@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { DeviceRepo } from "@opsplatform/core/display/DeviceRepo"
-import type { DeviceRecord } from "@opsplatform/core/display/model"
+import { DeviceFilter, type DeviceRecord } from "@opsplatform/core/display/model"
 import { type BucketSum, type Measure } from "@opsplatform/core/display/pulse/figures"
 import { bucketOf } from "@opsplatform/core/display/pulse/periods"
 import { PulseRepo } from "@opsplatform/core/display/PulseRepo"
@@ -10,7 +10,7 @@ import type { ObligationRecord } from "@opsplatform/core/obligations/model"
 import type { RouteRecord } from "@opsplatform/core/routes/model"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 import type { FleetVehicle } from "@opsplatform/core/fleet/model"
 
 /** The memory twin of `DeviceRepo.layerSql`: deleted devices stay stored and are found by nothing. */
@@ -30,11 +30,7 @@ export const DeviceRepoMemory: Layer.Layer<DeviceRepo, never, MemoryStore> = Lay
       find: (tenant, id) => Effect.sync(() => live(tenant, id)),
       list: (tenant, filter, page) =>
         Effect.sync(() =>
-          devices.page(
-            tenant,
-            (d) => d.deleted_at === null && (filter.location_id === undefined || d.location_id === filter.location_id),
-            page
-          )
+          devices.page(tenant, [(d) => d.deleted_at === null, ...filterPredicates(DeviceFilter, filter)], page)
         ),
       update: (tenant, d) =>
         Effect.sync(() =>

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
-import type { Expense } from "@opsplatform/core/expenses/model"
+import { type Expense, ExpenseFilter } from "@opsplatform/core/expenses/model"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 export const ExpenseRepoMemory: Layer.Layer<ExpenseRepo, never, MemoryStore> = Layer.effect(
   ExpenseRepo,
@@ -17,13 +17,7 @@ export const ExpenseRepoMemory: Layer.Layer<ExpenseRepo, never, MemoryStore> = L
         Effect.sync(() =>
           expenses.page(
             tenant,
-            (e) =>
-              (f.status === undefined || e.status === f.status) &&
-              (f.category === undefined || e.category === f.category) &&
-              (f.currency === undefined || e.currency === f.currency) &&
-              (f.location_id === undefined || e.location_id === f.location_id) &&
-              (f.date_from === undefined || e.expense_date >= f.date_from) &&
-              (f.date_to === undefined || e.expense_date <= f.date_to),
+            filterPredicates(ExpenseFilter, f),
             page
           )
         )

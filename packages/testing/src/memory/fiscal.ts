@@ -85,7 +85,7 @@ export const FiscalRepoMemory: Layer.Layer<FiscalRepo, never, MemoryStore> = Lay
             .map((i) => ({ currency: i.currency, remaining_minor: balanceOf(i).remaining_minor, exchange_rate_ron: i.exchange_rate_ron }))
         ),
       insertSnapshot: (tenant, snapshot) => Effect.sync(() => snapshots.insert(tenant, snapshot)),
-      history: (tenant, contactId, page) => Effect.sync(() => snapshots.page(tenant, (s) => s.contact_id === contactId, page))
+      history: (tenant, contactId, page) => Effect.sync(() => snapshots.page(tenant, [(s) => s.contact_id === contactId], page))
     })
   })
 )

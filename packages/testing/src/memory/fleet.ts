@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
 import { fleetConflicts, FleetRepo } from "@opsplatform/core/fleet/FleetRepo"
-import type { FleetVehicle } from "@opsplatform/core/fleet/model"
+import { type FleetVehicle, FleetVehicleFilter } from "@opsplatform/core/fleet/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 /** The in-memory twin of `FleetRepo.layerSql`. */
 export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer.effect(
@@ -34,7 +34,7 @@ export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer
         Effect.sync(() =>
           vehicles.page(
             tenant,
-            (v) => (f.active === undefined || v.active === f.active) && (f.fuel_type === undefined || v.fuel_type === f.fuel_type),
+            filterPredicates(FleetVehicleFilter, f),
             page
           )
         ),

@@ -1,13 +1,13 @@
 import { Effect, Layer, Option, Struct } from "effect"
 import { grantConflicts, GrantRepo } from "@opsplatform/core/grants/GrantRepo"
-import { type AccessGrantRecord, derivedFields } from "@opsplatform/core/grants/model"
+import { AccessGrantFilter, type AccessGrantRecord, derivedFields } from "@opsplatform/core/grants/model"
 import { sideOf } from "@opsplatform/core/grants/rules"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import type { Organization } from "@opsplatform/core/tenancy/model"
 import { MemoryStore } from "./MemoryStore.ts"
-import { keyOf } from "./rows.ts"
+import { filterPredicates, keyOf } from "./rows.ts"
 
 type StoredGrant = Omit<AccessGrantRecord, (typeof derivedFields)[number]>
 
@@ -62,17 +62,17 @@ export const GrantRepoMemory: Layer.Layer<GrantRepo, never, MemoryStore> = Layer
       find: (tenant, id) =>
         Effect.sync(() => Option.map(Option.filter(Option.fromNullishOr(rows.get(id)), visible(tenant)), withSides)),
       list: (tenant, f, page) =>
-        Effect.sync(() =>
-          pageFromArray(
+        Effect.sync(() => {
+          const conditions = filterPredicates<typeof AccessGrantFilter, StoredGrant>(AccessGrantFilter, f, {
+            role: (role) => (g: StoredGrant) =>
+              (role === "cabinet" ? g.cabinet_organization_id : g.client_organization_id) === tenant.organizationId
+          })
+          return pageFromArray(
             page,
-            [...rows.values()].filter(visible(tenant)).filter((g) =>
-              (f.role === undefined ||
-                (f.role === "cabinet" ? g.cabinet_organization_id : g.client_organization_id) === tenant.organizationId) &&
-              (f.status === undefined || g.status === f.status)
-            ).map(withSides),
+            [...rows.values()].filter(visible(tenant)).filter((g) => conditions.every((c) => c(g))).map(withSides),
             keyOf
           )
-        ),
+        }),
       update: (tenant, grant) =>
         Effect.sync(() => {
           const current = rows.get(grant.id)

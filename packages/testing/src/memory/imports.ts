@@ -3,6 +3,7 @@ import { contactConflicts } from "@opsplatform/core/contacts/ContactRepo"
 import { fleetConflicts } from "@opsplatform/core/fleet/FleetRepo"
 import { type ImportChange, importConflicts, ImportRepo, type StagedRow, type TargetRecord } from "@opsplatform/core/imports/ImportRepo"
 import type { ImportEntity, ImportIssue, ImportJob } from "@opsplatform/core/imports/model"
+import { matchKey } from "@opsplatform/core/imports/rules"
 import { locationConflicts } from "@opsplatform/core/locations/LocationRepo"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
@@ -31,18 +32,6 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
     const mine = (tenant: Tenant, jobId: string) => Option.isSome(jobs.find(tenant, jobId))
     const read = (entity: ImportEntity, r: TargetRecord): TargetRecord =>
       entity === "expenses" ? { ...r, external_ref: externalRefs.get(r.id) ?? null } : r
-    const keyOf = (entity: ImportEntity, r: TargetRecord): string | null => {
-      switch (entity) {
-        case "contacts":
-          return r.vat_number === null ? null : `${String(r.country)}:${String(r.vat_number)}`
-        case "locations":
-          return r.code === null ? null : String(r.code).toLowerCase()
-        case "fleet_vehicles":
-          return String(r.plate)
-        case "expenses":
-          return r.external_ref === null || r.external_ref === undefined ? null : String(r.external_ref)
-      }
-    }
     const conflictOf: Record<ImportEntity, string> = {
       contacts: contactConflicts.contacts_vat_number_unique,
       locations: locationConflicts.locations_code_unique,
@@ -51,9 +40,9 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
     }
     // The unique indexes of the SQL schema: one record per key in a tenant, one primary location.
     const check = (tenant: Tenant, entity: ImportEntity, r: TargetRecord) => {
-      const key = keyOf(entity, r)
+      const key = matchKey(entity, r)
       const others = targets[entity].filter(tenant, (o) => o.id !== r.id).map((o) => read(entity, o))
-      if (key !== null && others.some((o) => keyOf(entity, o) === key)) return Effect.fail(new Conflict({ reason: conflictOf[entity] }))
+      if (key !== null && others.some((o) => matchKey(entity, o) === key)) return Effect.fail(new Conflict({ reason: conflictOf[entity] }))
       if (entity === "locations" && r.is_primary === true && others.some((o) => o.is_primary === true)) {
         return Effect.fail(new Conflict({ reason: locationConflicts.locations_one_primary }))
       }
@@ -77,7 +66,7 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
       insertJob: (tenant, job) => Effect.sync(() => jobs.insert(tenant, job)),
       updateJob: (tenant, job) => Effect.sync(() => void jobs.update(tenant, job)),
       findJob: (tenant, id) => Effect.sync(() => jobs.find(tenant, id)),
-      listJobs: (tenant, page) => Effect.sync(() => jobs.page(tenant, () => true, page)),
+      listJobs: (tenant, page) => Effect.sync(() => jobs.page(tenant, [], page)),
       addIssues: (tenant, jobId, _first, list) =>
         Effect.sync(() => {
           if (mine(tenant, jobId)) issues.set(jobId, [...(issues.get(jobId) ?? []), ...list])
@@ -106,7 +95,7 @@ export const ImportRepoMemory: Layer.Layer<ImportRepo, never, MemoryStore> = Lay
         Effect.sync(() => {
           const wanted = new Set(keys)
           return targets[entity].filter(tenant).map((r) => read(entity, r)).filter((r) => {
-            const key = keyOf(entity, r)
+            const key = matchKey(entity, r)
             return key !== null && wanted.has(key)
           })
         }),

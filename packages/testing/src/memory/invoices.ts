@@ -1,17 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import { invoiceConflicts, InvoiceRepo } from "@opsplatform/core/invoices/InvoiceRepo"
-import type {
-  BankTransactionRecord,
-  CreditNoteRecord,
-  InvoiceRecord,
-  PaymentRecord,
-  RefundRecord,
-  ReversalRecord
-} from "@opsplatform/core/invoices/model"
+import { BankTransactionFilter, type BankTransactionRecord, CreditNoteFilter, type CreditNoteRecord, InvoiceFilter, type InvoiceRecord, type PaymentRecord, type RefundRecord, type ReversalRecord } from "@opsplatform/core/invoices/model"
 import { paymentConflicts, PaymentRepo } from "@opsplatform/core/invoices/PaymentRepo"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 const byCreation = <A extends { readonly created_at: string; readonly id: string }>(a: A, b: A) =>
   a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1
@@ -34,14 +27,10 @@ export const InvoiceRepoMemory: Layer.Layer<InvoiceRepo, never, MemoryStore> = L
       find: (tenant, id) => Effect.sync(() => invoices.find(tenant, id)),
       list: (tenant, f, today, page) =>
         Effect.sync(() =>
-          invoices.page(tenant, (i) => {
-            const overdue = (i.status === "SENT" || i.status === "PARTIALLY_PAID") && i.due_date !== null && i.due_date < today
-            return (f.status === undefined || i.status === f.status) &&
-              (f.contact_id === undefined || i.contact_id === f.contact_id) &&
-              (f.issue_date_from === undefined || (i.issue_date !== null && i.issue_date >= f.issue_date_from)) &&
-              (f.issue_date_to === undefined || (i.issue_date !== null && i.issue_date <= f.issue_date_to)) &&
-              (f.overdue === undefined || overdue === f.overdue)
-          }, page)
+          invoices.page(tenant, filterPredicates(InvoiceFilter, f, {
+            overdue: (overdue) => (i: InvoiceRecord) =>
+              ((i.status === "SENT" || i.status === "PARTIALLY_PAID") && i.due_date !== null && i.due_date < today) === overdue
+          }), page)
         ),
       nextNumber: (tenant, name) =>
         Effect.sync(() => {
@@ -60,7 +49,7 @@ export const InvoiceRepoMemory: Layer.Layer<InvoiceRepo, never, MemoryStore> = L
         Effect.sync(() =>
           notes.page(
             tenant,
-            (n) => (f.invoice_id === undefined || n.invoice_id === f.invoice_id) && (f.status === undefined || n.status === f.status),
+            filterPredicates(CreditNoteFilter, f),
             page
           )
         )
@@ -97,7 +86,7 @@ export const PaymentRepoMemory: Layer.Layer<PaymentRepo, never, MemoryStore> = L
       updateBankTransaction: (tenant, l) => Effect.sync(() => void bank.update(tenant, l)),
       findBankTransaction: (tenant, id) => Effect.sync(() => bank.find(tenant, id)),
       listBankTransactions: (tenant, f, page) =>
-        Effect.sync(() => bank.page(tenant, (l) => f.matched === undefined || (l.matched_payment_id !== null) === f.matched, page))
+        Effect.sync(() => bank.page(tenant, filterPredicates(BankTransactionFilter, f), page))
     })
   })
 )

@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
 import type { Expense } from "@opsplatform/core/expenses/model"
 import { locationConflicts, LocationRepo } from "@opsplatform/core/locations/LocationRepo"
-import type { Location } from "@opsplatform/core/locations/model"
+import { type Location, LocationFilter } from "@opsplatform/core/locations/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 export const LocationRepoMemory: Layer.Layer<LocationRepo, never, MemoryStore> = Layer.effect(
   LocationRepo,
@@ -28,15 +28,7 @@ export const LocationRepoMemory: Layer.Layer<LocationRepo, never, MemoryStore> =
       update: (tenant, l) => Effect.andThen(check(tenant, l), Effect.sync(() => void locations.update(tenant, l))),
       find: (tenant, id) => Effect.sync(() => locations.find(tenant, id)),
       list: (tenant, filter, page) =>
-        Effect.sync(() =>
-          locations.page(
-            tenant,
-            (l) =>
-              (filter.vertical_type === undefined || l.vertical_type === filter.vertical_type) &&
-              (filter.is_primary === undefined || l.is_primary === filter.is_primary),
-            page
-          )
-        ),
+        Effect.sync(() => locations.page(tenant, filterPredicates(LocationFilter, filter), page)),
       remove: (tenant, id) =>
         Effect.sync(() => {
           if (!locations.remove(tenant, id)) return false

@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
 import { type ClaimedMailbox, mailboxConflicts, MailboxRepo } from "@opsplatform/core/mail/MailboxRepo"
-import type { FolderState, StoredMailbox, StoredMessage } from "@opsplatform/core/mail/model"
+import { type FolderState, MailboxFilter, type StoredMailbox, type StoredMessage } from "@opsplatform/core/mail/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { inTenant, memoryTenantTable, type Scoped } from "./rows.ts"
+import { filterPredicates, inTenant, memoryTenantTable, type Scoped } from "./rows.ts"
 
 const ms = (iso: string) => Date.parse(iso)
 
@@ -67,7 +67,7 @@ export const MailboxRepoMemory: Layer.Layer<MailboxRepo, never, MemoryStore> = L
         ),
       find: (tenant, id) => Effect.sync(() => mailboxes.find(tenant, id)),
       list: (tenant, filter, page) =>
-        Effect.sync(() => mailboxes.page(tenant, (m) => filter.enabled === undefined || m.enabled === filter.enabled, page)),
+        Effect.sync(() => mailboxes.page(tenant, filterPredicates(MailboxFilter, filter), page)),
       remove: (tenant, id) =>
         Effect.sync(() => {
           if (!mailboxes.remove(tenant, id)) return false

@@ -1,11 +1,11 @@
 import { Effect, Layer, Option } from "effect"
 import { type ClaimedStream, ForwardingRepo, type LeasedRecord } from "@opsplatform/core/metering/ForwardingRepo"
-import type { ForwardingStatus, StoredUsage, Subscription, UsageRecord } from "@opsplatform/core/metering/model"
+import { type ForwardingStatus, type StoredUsage, type Subscription, SubscriptionFilter, UsageFilter, type UsageRecord } from "@opsplatform/core/metering/model"
 import { SubscriptionRepo } from "@opsplatform/core/metering/SubscriptionRepo"
 import { type RecordOutcome, UsageRepo } from "@opsplatform/core/metering/UsageRepo"
 import type { Environment, Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 /** The outbox row of a usage record (the SQL `usage_forwarding`). */
 interface ForwardingRow {
@@ -59,7 +59,7 @@ export const SubscriptionRepoMemory: Layer.Layer<SubscriptionRepo, never, Memory
         Effect.sync(() =>
           subscriptions.page(
             tenant,
-            (s) => (f.status === undefined || s.status === f.status) && (f.contact_id === undefined || s.contact_id === f.contact_id),
+            filterPredicates(SubscriptionFilter, f),
             page
           )
         )
@@ -153,13 +153,11 @@ export const UsageRepoMemory: Layer.Layer<UsageRepo, never, MemoryStore> = Layer
       find: (tenant, id) => Effect.sync(() => Option.map(usage.find(tenant, id), (u) => view(tenant, u))),
       list: (tenant, subscriptionId, filter, page) =>
         Effect.sync(() => {
-          const found = usage.page(
-            tenant,
-            (u) =>
-              u.subscription_id === subscriptionId &&
-              (filter.forwarding_status === undefined || forwarding.get(u.id)?.status === filter.forwarding_status),
-            page
-          )
+          // The filter reads the record as listed, with its forwarding state (the SQL layer's view).
+          const found = usage.page(tenant, [
+            (u) => u.subscription_id === subscriptionId,
+            ...filterPredicates(UsageFilter, filter).map((matches) => (u: StoredUsage) => matches(view(tenant, u)))
+          ], page)
           return { items: found.items.map((u) => view(tenant, u)), meta: found.meta }
         })
     })

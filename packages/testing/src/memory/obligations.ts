@@ -1,13 +1,13 @@
 import { Effect, Layer, Option } from "effect"
 import type { Contract } from "@opsplatform/core/contracts/model"
-import type { ObligationRecord, StoredObligation } from "@opsplatform/core/obligations/model"
+import { ObligationFilter, type ObligationRecord, type StoredObligation } from "@opsplatform/core/obligations/model"
 import { type ObligationNotice, Notifier } from "@opsplatform/core/obligations/Notifier"
 import { type ClaimedNotice, obligationConflicts, ObligationRepo } from "@opsplatform/core/obligations/ObligationRepo"
 import { deriveBucket, noticesDue, type NoticeKind } from "@opsplatform/core/obligations/rules"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Organization, User } from "@opsplatform/core/tenancy/model"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 const markers: Record<NoticeKind, "reminder_sent_at" | "overdue_notified_at" | "escalated_at"> = {
   reminder: "reminder_sent_at",
@@ -51,15 +51,7 @@ export const ObligationRepoMemory: Layer.Layer<ObligationRepo, never, MemoryStor
         Effect.sync(() => {
           const found = obligations.page(
             tenant,
-            (o) =>
-              (f.contract_id === undefined || o.contract_id === f.contract_id) &&
-              (f.status === undefined || o.status === f.status) &&
-              (f.bucket === undefined || deriveBucket(o, today) === f.bucket) &&
-              (f.type === undefined || o.type === f.type) &&
-              (f.obligor === undefined || o.obligor === f.obligor) &&
-              (f.assignee_user_id === undefined || o.assignee_user_id === f.assignee_user_id) &&
-              (f.due_from === undefined || o.due_date >= f.due_from) &&
-              (f.due_to === undefined || o.due_date <= f.due_to),
+            filterPredicates(ObligationFilter, f, { bucket: (b) => (o: ObligationRecord) => deriveBucket(o, today) === b }),
             page
           )
           return { items: found.items.map(withNames), meta: found.meta }

@@ -1,9 +1,10 @@
 import { Effect, Layer, Option } from "effect"
-import type { DeliveryRoute, RouteRecord, Stop, StopRecord } from "@opsplatform/core/routes/model"
+import { type DeliveryRoute, RouteFilter, type RouteRecord, type Stop, type StopRecord } from "@opsplatform/core/routes/model"
+import { dayRange } from "@opsplatform/core/shared/time"
 import { RouteRepo } from "@opsplatform/core/routes/RouteRepo"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable } from "./rows.ts"
 
 const tenantKey = (tenant: Tenant) => `${tenant.organizationId}/${tenant.environment}`
 
@@ -40,14 +41,20 @@ export const RouteRepoMemory: Layer.Layer<RouteRepo, never, MemoryStore> = Layer
       find,
       // Memory transactions run one at a time, so reading is already exclusive.
       lock: find,
-      list: (tenant, f, page) =>
+      list: (tenant, f, timeZone, page) =>
         Effect.sync(() => {
           const listed = routes.page(
             tenant,
-            (r) =>
-              (f.status === undefined || r.status === f.status) &&
-              (f.routeDateFrom === undefined || Date.parse(r.route_date) >= Date.parse(f.routeDateFrom)) &&
-              (f.routeDateBefore === undefined || Date.parse(r.route_date) < Date.parse(f.routeDateBefore)),
+            filterPredicates(RouteFilter, f, {
+              date_from: (day) => {
+                const from = Date.parse(dayRange(day, undefined, timeZone).from!)
+                return (r: RouteRecord) => Date.parse(r.route_date) >= from
+              },
+              date_to: (day) => {
+                const before = dayRange(undefined, day, timeZone).before
+                return before === undefined ? undefined : (r: RouteRecord) => Date.parse(r.route_date) < Date.parse(before)
+              }
+            }),
             page
           )
           return { ...listed, items: listed.items.map(withCount(tenant)) }

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { fieldConditions, type FilterSchema, type MatchKind, ownCondition, type OwnConditions } from "@opsplatform/core/shared/filters"
 import { type CursorKey, type Page, type PageRequest, pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { TenantSingleton } from "@opsplatform/core/shared/tables"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
@@ -22,7 +23,8 @@ export interface MemoryTenantTable<A extends { readonly id: string }> {
   readonly rows: Map<string, Scoped<A>>
   readonly find: (tenant: Tenant, id: string) => Option.Option<A>
   readonly filter: (tenant: Tenant, predicate?: (row: A) => boolean) => Array<A>
-  readonly page: (tenant: Tenant, predicate: (row: A) => boolean, page: PageRequest) => Page<A>
+  /** A list page, newest first, of the tenant's rows that meet every condition. */
+  readonly page: (tenant: Tenant, conditions: ReadonlyArray<(row: A) => boolean>, page: PageRequest) => Page<A>
   readonly insert: (tenant: Tenant, row: A) => void
   /** Replaces the tenant's row with the same id; whether there was one. */
   readonly update: (tenant: Tenant, row: A) => boolean
@@ -47,7 +49,7 @@ export const memoryTenantTable = <A extends { readonly id: string; readonly crea
     rows,
     find: (tenant, id) => Option.map(mine(tenant, id), plain),
     filter,
-    page: (tenant, predicate, page) => pageFromArray(page, filter(tenant, predicate), keyOf),
+    page: (tenant, conditions, page) => pageFromArray(page, filter(tenant, (row) => conditions.every((c) => c(row))), keyOf),
     insert: (tenant, row) => void rows.set(row.id, scoped(tenant, row)),
     update: (tenant, row) => {
       if (Option.isNone(mine(tenant, row.id))) return false
@@ -57,6 +59,34 @@ export const memoryTenantTable = <A extends { readonly id: string; readonly crea
     remove: (tenant, id) => Option.isSome(mine(tenant, id)) && rows.delete(id)
   }
 }
+
+/** A cell of a row, by column: the record's field of that name. */
+const cell = (row: unknown, column: string): unknown => (row as Readonly<Record<string, unknown>>)[column]
+
+/** An ordering of dates and instants as the database orders them (a date is its UTC midnight). */
+const time = (v: unknown): number => Date.parse(String(v))
+
+/** The memory twin of each SQL match of `filterConditions` (core `tables.ts`); a null cell meets no comparison, as in SQL. */
+const memoryMatches: { readonly [K in Exclude<MatchKind, "own">]: (cell: unknown, value: unknown) => boolean } = {
+  equals: (cell, value) => cell === value,
+  from: (cell, value) => cell != null && time(cell) >= time(value),
+  to: (cell, value) => cell != null && time(cell) <= time(value),
+  before: (cell, value) => cell != null && time(cell) < time(value),
+  contains: (cell, value) => typeof cell === "string" && cell.toLowerCase().includes(String(value).toLowerCase()),
+  present: (cell, value) => (cell != null) === value
+}
+
+/** A list filter's conditions on memory rows: the memory twin of core's `filterConditions`. */
+export const filterPredicates = <S extends FilterSchema, A>(
+  schema: S,
+  value: S["Type"],
+  own?: OwnConditions<S["Type"], (row: A) => boolean>
+): Array<(row: A) => boolean> =>
+  fieldConditions(schema, value).flatMap((c) => {
+    const kind = c.kind
+    const condition = kind === "own" ? ownCondition(own, c) : (row: A) => memoryMatches[kind](cell(row, c.column), c.value)
+    return condition === undefined ? [] : [condition]
+  })
 
 /**
  * The memory twin of core's `tenantSingleton`: at most one row per tenant,

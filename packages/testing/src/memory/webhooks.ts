@@ -4,21 +4,10 @@ import { Ids, newId } from "@opsplatform/core/shared/Ids"
 import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { DeliveryRepo, queuedDelivery } from "@opsplatform/core/webhooks/DeliveryRepo"
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  INLINE_ATTEMPTS,
-  type StoredDelivery,
-  type StoredSecret,
-  type StoredSubscription,
-  toWebhookAttempt,
-  toWebhookDelivery,
-  WebhookDeliveryId,
-  type WebhookSubscriptionId
-} from "@opsplatform/core/webhooks/model"
+import { type AttemptRecord, type ClaimedDelivery, DeliveryFilter, INLINE_ATTEMPTS, type StoredDelivery, type StoredSecret, type StoredSubscription, toWebhookAttempt, toWebhookDelivery, WebhookDeliveryId, type WebhookSubscriptionId } from "@opsplatform/core/webhooks/model"
 import { WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { MemoryStore } from "./MemoryStore.ts"
-import { keyOf, memoryTenantTable } from "./rows.ts"
+import { filterPredicates, keyOf, memoryTenantTable } from "./rows.ts"
 
 const ms = (iso: string) => Date.parse(iso)
 
@@ -90,7 +79,7 @@ export const WebhookRepoMemory: Layer.Layer<WebhookRepo, never, MemoryStore> = L
       find: (tenant, id) => Effect.sync(() => Option.map(t.subscriptions.find(tenant, id), withExpiry)),
       list: (tenant, page) =>
         Effect.sync(() => {
-          const found = t.subscriptions.page(tenant, () => true, page)
+          const found = t.subscriptions.page(tenant, [], page)
           return { items: found.items.map(withExpiry), meta: found.meta }
         }),
       remove: (tenant, id) =>
@@ -159,7 +148,7 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
         Effect.sync(() => {
           const found = t.deliveries.page(
             tenant,
-            (d) => d.subscription_id === subscriptionId && (filter.status === undefined || d.status === filter.status),
+            [(d) => d.subscription_id === subscriptionId, ...filterPredicates(DeliveryFilter, filter)],
             page
           )
           return { items: found.items.map(toResource), meta: found.meta }

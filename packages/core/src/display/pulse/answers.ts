@@ -148,7 +148,7 @@ const sentence = (intent: Intent, f: Figure, locale: Locale): string => {
 /** The KPI id of an intent: the topic, and for a flow topic its period (`collected_month`). */
 export const kpiId = (intent: Intent): string => (intent.period === null ? intent.topic : `${intent.topic}_${intent.period}`)
 
-/** The reporting currency of every money figure (DESIGN: amounts that mix currencies are read in RON). */
+/** The reporting currency of every money figure (amounts that mix currencies are read in RON: docs/decisions.md, "Design: shared by the areas"). */
 export const REPORTING_CURRENCY = "RON"
 
 /**

@@ -26,8 +26,6 @@ export type Topic = (typeof topics)[number]
 export const periods = ["today", "week", "month", "last_month"] as const
 export type Period = (typeof periods)[number]
 
-/** Topics that are figures over a period (the rest are a state as of now). */
-export const flowTopics: ReadonlySet<Topic> = new Set(["invoiced", "collected", "expenses"])
 
 export interface Intent {
   readonly topic: Topic

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
-/** The audit log (DESIGN: Audit): append-only, one table, read per organization environment. */
+/** The audit log (docs/decisions.md, "Design: shared by the areas"): append-only, one table, read per organization environment. */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE audit_events (

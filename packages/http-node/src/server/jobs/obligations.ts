@@ -1,21 +1,16 @@
 import { Effect, type Layer } from "effect"
 import { ObligationMonitor } from "@opsplatform/core"
-import { intervalSecFromEnv, periodicJob } from "./periodic.ts"
-
-export const DEFAULT_OBLIGATIONS_INTERVAL_SEC = 60
-
-/** Seconds between two passes of the obligation monitor: `OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC`, default 60. */
-export const obligationsIntervalSec = (env: NodeJS.ProcessEnv = process.env): number | undefined =>
-  intervalSecFromEnv("OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC", DEFAULT_OBLIGATIONS_INTERVAL_SEC, env)
+import { ServerConfig } from "../../config/Configuration.ts"
+import { periodicJob } from "./periodic.ts"
 
 /**
  * The obligation monitor inside `serve`: a pass at start, then one every
- * interval. A failed pass is logged and the next one runs as planned; the
+ * `OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC`. A failed pass is logged and the next one runs as planned; the
  * notices it did not send are still due then.
  */
-export const ObligationMonitorJob: Layer.Layer<never, never, ObligationMonitor.ObligationMonitor> = periodicJob({
+export const ObligationMonitorJob: Layer.Layer<never, never, ObligationMonitor.ObligationMonitor | ServerConfig> = periodicJob({
   name: "obligation monitor",
-  interval: { variable: "OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC", seconds: obligationsIntervalSec },
+  seconds: Effect.map(ServerConfig, (config) => config.jobs.obligationsIntervalSec),
   pass: Effect.flatMap(ObligationMonitor.ObligationMonitor, (monitor) =>
     monitor.run().pipe(
       Effect.tap((s) =>
