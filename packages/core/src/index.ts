@@ -149,3 +149,5 @@ export * as ImportRules from "./imports/rules.ts"
 export * as ImportRepo from "./imports/ImportRepo.ts"
 export * as Imports from "./imports/Imports.ts"
 export * as Limits from "./shared/limits.ts"
+// The metrics core keeps (Effect metrics); the host serves them to Prometheus.
+export * as CoreMetrics from "./shared/metrics.ts"

@@ -1,4 +1,4 @@
-import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { ForwardingSettings, MailSettings, type Tenant, WebhookSettings } from "@opsplatform/core"
 import * as path from "node:path"
 import * as V from "./variables.ts"
@@ -66,6 +66,19 @@ export interface CoreSettings {
     readonly couriers: Option.Option<typeof V.Couriers.Type>
     readonly courierTimeoutMs: number
   }
+  readonly observability: ObservabilitySettings
+}
+
+/** What `serve` and `worker` show operators (docs/decisions.md, "Metrics and traces"). */
+export interface ObservabilitySettings {
+  /** The metrics listener (`OPSPLATFORM_METRICS_PORT`, `OPSPLATFORM_METRICS_HOST`); none: no metrics kept. */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined
+  /** Where spans go over OTLP/HTTP; none: no spans recorded beyond Effect's in-process ones. */
+  readonly traces: {
+    readonly url: string
+    readonly headers: Redacted.Redacted<Readonly<Record<string, string>>>
+    readonly serviceName: string
+  } | undefined
 }
 
 export interface ServerSettings {
@@ -159,6 +172,38 @@ const meteringConfig = Config.all({
   }
 }))
 
+/** `key=value,key=value` (values percent-decoded, as the OpenTelemetry specification writes them). */
+const otlpHeaders = (text: string): Record<string, string> =>
+  Object.fromEntries(text.split(",").map((pair) => {
+    const at = pair.indexOf("=")
+    return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())]
+  }))
+
+const observabilityConfig: Config.Config<ObservabilitySettings> = Config.all({
+  metricsPort: V.OPSPLATFORM_METRICS_PORT.config,
+  metricsHost: V.OPSPLATFORM_METRICS_HOST.config,
+  endpoint: V.OTEL_EXPORTER_OTLP_ENDPOINT.config,
+  tracesEndpoint: V.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.config,
+  headers: V.OTEL_EXPORTER_OTLP_HEADERS.config,
+  exporter: V.OTEL_TRACES_EXPORTER.config,
+  disabled: V.OTEL_SDK_DISABLED.config,
+  serviceName: V.OTEL_SERVICE_NAME.config
+}).pipe(Config.map((o): ObservabilitySettings => {
+  // The specification: the signal's own endpoint as it is, else the base endpoint with /v1/traces appended.
+  const url = Option.orElse(
+    o.tracesEndpoint,
+    () => Option.map(o.endpoint, (base) => `${base}${base.endsWith("/") ? "" : "/"}v1/traces`)
+  )
+  return {
+    metrics: Option.match(o.metricsPort, { onNone: () => undefined, onSome: (port) => ({ port, host: o.metricsHost }) }),
+    traces: o.disabled || o.exporter === "none" || Option.isNone(url) ? undefined : {
+      url: url.value,
+      headers: Redacted.make(Option.match(o.headers, { onNone: () => ({}), onSome: (h) => otlpHeaders(Redacted.value(h)) })),
+      serviceName: o.serviceName
+    }
+  }
+}))
+
 export const coreConfig: Config.Config<CoreSettings> = Config.all({
   database: databaseConfig,
   secretKey: V.OPSPLATFORM_SECRET_KEY.config,
@@ -177,7 +222,8 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
     heavyPerMinute: V.OPSPLATFORM_HEAVY_RATE_PER_MIN.config,
     couriers: V.OPSPLATFORM_COURIERS.config,
     courierTimeoutMs: V.OPSPLATFORM_COURIER_TIMEOUT_MS.config
-  })
+  }),
+  observability: observabilityConfig
 })
 
 const serverConfig: Config.Config<ServerSettings> = Config.all({

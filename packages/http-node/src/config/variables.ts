@@ -348,6 +348,65 @@ export const OPSPLATFORM_COURIER_TIMEOUT_MS = withDefault("OPSPLATFORM_COURIER_T
   default: 2_000
 })
 
+// ---------------------------------------------------------------- observability
+
+/** The processes that serve metrics and export traces: `serve` and `worker`. */
+const serverAndWorker: ReadonlyArray<ProcessKind> = ["server", "worker"]
+
+export const OPSPLATFORM_METRICS_PORT = optional(
+  "OPSPLATFORM_METRICS_PORT",
+  integer(0, 65_535, "must be a port number from 0 to 65535"),
+  {
+    description: "The port of a separate listener that serves Prometheus metrics on GET /metrics",
+    absent: "no metrics listener, and no request metrics kept",
+    processes: serverAndWorker
+  }
+)
+export const OPSPLATFORM_METRICS_HOST = withDefault("OPSPLATFORM_METRICS_HOST", Text, {
+  description: "The interface the metrics listener binds (0.0.0.0 for a Prometheus on another host)",
+  default: "127.0.0.1",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_ENDPOINT = optional("OTEL_EXPORTER_OTLP_ENDPOINT", HttpUrl, {
+  description: "The OTLP/HTTP collector spans are exported to (/v1/traces is appended), e.g. http://127.0.0.1:4318",
+  absent: "no traces exported (and none kept)",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = optional("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", HttpUrl, {
+  description: "The full OTLP/HTTP traces URL, used as it is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)",
+  absent: "OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_HEADERS = optional(
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  secretText(Schema.String.check(Schema.isPattern(/^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$/, { message: "must be key=value pairs separated by commas" }))),
+  {
+    description: "Headers sent with every export, key=value pairs separated by commas (an API key, say)",
+    absent: "no extra headers",
+    secret: true,
+    processes: serverAndWorker
+  }
+)
+export const OTEL_TRACES_EXPORTER = withDefault(
+  "OTEL_TRACES_EXPORTER",
+  Schema.Literals(["otlp", "none"]).annotate({ message: "must be otlp or none" }),
+  {
+    description: "otlp (the specification's default) or none, which turns the export off while an endpoint is set",
+    default: "otlp",
+    processes: serverAndWorker
+  }
+)
+export const OTEL_SDK_DISABLED = withDefault("OTEL_SDK_DISABLED", Switch, {
+  description: "true turns tracing off whatever else is set",
+  default: false,
+  processes: serverAndWorker
+})
+export const OTEL_SERVICE_NAME = withDefault("OTEL_SERVICE_NAME", Text, {
+  description: "The service.name the spans carry",
+  default: "opsplatform",
+  processes: serverAndWorker
+})
+
 /** Every variable, in the order `doctor` and the README list them. */
 export const variables: ReadonlyArray<Variable<unknown>> = [
   DATABASE_URL,
@@ -394,5 +453,13 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_ANAF_REQUESTS_PER_SECOND,
   OPSPLATFORM_HEAVY_RATE_PER_MIN,
   OPSPLATFORM_COURIERS,
-  OPSPLATFORM_COURIER_TIMEOUT_MS
+  OPSPLATFORM_COURIER_TIMEOUT_MS,
+  OPSPLATFORM_METRICS_PORT,
+  OPSPLATFORM_METRICS_HOST,
+  OTEL_EXPORTER_OTLP_ENDPOINT,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  OTEL_EXPORTER_OTLP_HEADERS,
+  OTEL_TRACES_EXPORTER,
+  OTEL_SDK_DISABLED,
+  OTEL_SERVICE_NAME
 ] as ReadonlyArray<Variable<unknown>>

@@ -203,6 +203,7 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
               eventId: d.event_id,
               eventType: d.event_type,
               payload: t.events.get(d.outbox_event_id)!.payload,
+              eventCreatedAt: t.events.get(d.outbox_event_id)!.createdAt,
               attempts: d.attempts,
               attemptNumber: next.attempt_count,
               reclaimed: d.status === "sending",
