@@ -46,6 +46,15 @@ export const databaseStatementErrors = Metric.counter("opsplatform_db_statement_
   incremental: true
 })
 
+export const credentialCacheLookups = Metric.counter("opsplatform_credential_cache_lookups_total", {
+  description: "Authentication's credential lookups on a server with the cache, by result: hit or miss",
+  incremental: true
+})
+
+export const listenConnected = Metric.gauge("opsplatform_db_listen_connected", {
+  description: "1 while the process listens on the channel (credentials: the credential cache; webhooks: cross-process wake-ups), else 0"
+})
+
 /** Adds one to `metric` under `labels`. */
 export const countOne = (metric: Metric.Metric<number, unknown>, labels: Readonly<Record<string, string>>): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, labels), 1)

@@ -238,6 +238,11 @@ export const ImapMailSource = (options: ImapOptions): Layer.Layer<MailSource.Mai
           Effect.timeoutOrElse({
             duration: Duration.millis(options.sessionTimeoutMs ?? 5 * 60_000),
             orElse: () => Effect.fail(failure(`The IMAP session with ${connection.host} took too long`))
+          }),
+          // The server, never the account: a span names no mailbox user.
+          Effect.withSpan("imap.session", {
+            kind: "client",
+            attributes: { "server.address": connection.host, "server.port": connection.port }
           })
         )
       }
