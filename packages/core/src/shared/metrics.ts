@@ -55,6 +55,19 @@ export const listenConnected = Metric.gauge("opsplatform_db_listen_connected", {
   description: "1 while the process listens on the channel (credentials: the credential cache; webhooks: cross-process wake-ups), else 0"
 })
 
+/** Every metric above: the host registers them at start, so each is served (at 0) before its first event. */
+export const all: ReadonlyArray<Metric.Metric<never, unknown>> = [
+  outboxEventsPublished,
+  webhookAttempts,
+  webhookDeliveriesDead,
+  webhookFirstAttemptDelay,
+  webhookSubscriptionsDisabled,
+  meteringProcessorCalls,
+  databaseStatementErrors,
+  credentialCacheLookups,
+  listenConnected
+]
+
 /** Adds one to `metric` under `labels`. */
 export const countOne = (metric: Metric.Metric<number, unknown>, labels: Readonly<Record<string, string>>): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, labels), 1)

@@ -6,6 +6,7 @@ import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "eff
 import { OtlpSerialization, OtlpTracer, PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
+import { CoreMetrics } from "@opsplatform/core"
 import { CoreConfig, type ObservabilitySettings } from "../config/Configuration.ts"
 import { DEFAULT_POOL_SIZE } from "../config/variables.ts"
 
@@ -132,6 +133,27 @@ const scrapeErrors = Metric.counter("opsplatform_metrics_scrape_errors_total", {
 
 const connectionStates = ["active", "idle", "idle_in_transaction", "waiting"] as const
 
+/** Every metric a process serves, registered when the listener starts so each is there (at 0) before its first event. */
+const served: ReadonlyArray<Metric.Metric<never, unknown>> = [
+  ...CoreMetrics.all,
+  httpRequests,
+  httpDuration,
+  httpInFlight,
+  httpRefusals,
+  jobPassDuration,
+  jobItems,
+  jobLastSuccess,
+  jobFailures,
+  webhooksDue,
+  webhooksOldestDue,
+  subscriptionsDisabled,
+  meteringWaiting,
+  meteringOldest,
+  databaseConnections,
+  databasePoolSize,
+  scrapeErrors
+]
+
 /** Reads the database's gauges: a handful of aggregate statements over partial indexes, bounded by a timeout. */
 const sampleDatabase = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -198,6 +220,7 @@ export const MetricsListenerLive: Layer.Layer<never, never, SqlClient.SqlClient 
     if (metrics === undefined) return Layer.empty
     const poolSize = database._tag === "Postgres" ? database.maxConnections ?? DEFAULT_POOL_SIZE : 1
     return Layer.effectContext(Effect.gen(function*() {
+      yield* Effect.forEach(served, Metric.value, { discard: true })
       const routes = HttpRouter.use((router) => router.add("GET", "/metrics", exposition(poolSize)))
       const context = yield* Layer.build(
         HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
