@@ -39,6 +39,25 @@ export const OAuthLifetimes = Context.Reference<{
  */
 export const signInPolicy: RatePolicy = { name: "oauth-sign-in", limit: 10, windowSeconds: 15 * 60 }
 
+/**
+ * Sign-in attempts per client network (an IPv4 address, an IPv6 /64), counted
+ * before any hashing, successes included: 30 a minute is more than an office
+ * behind one address signs in, and caps what one network asks of the hashing
+ * pool at a derivation every two seconds (docs/decisions.md, "Limits and ranges").
+ */
+export const signInNetworkPolicy: RatePolicy = { name: "oauth-sign-in-network", limit: 30, windowSeconds: 60 }
+
+/** Sign-in attempts per browser session (the consent page's cookie): a member who mistypes has room, a script does not. */
+export const signInSessionPolicy: RatePolicy = { name: "oauth-sign-in-session", limit: 10, windowSeconds: 15 * 60 }
+
+/**
+ * Authorization requests that store something (a browser session, a pending
+ * request) per client network: 30 a minute. With a browser session that has
+ * not signed in living only as long as its request (10 minutes), one network
+ * keeps at most 300 such rows.
+ */
+export const authorizeNetworkPolicy: RatePolicy = { name: "oauth-authorize-network", limit: 30, windowSeconds: 60 }
+
 /** Token prefixes beyond the credential kinds (docs/decisions.md, "Design: credentials"). */
 export const oauthPrefixes = {
   refreshToken: "svc_rt_",

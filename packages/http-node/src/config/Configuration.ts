@@ -1,5 +1,6 @@
 import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted } from "effect"
 import { ForwardingSettings, MailSettings, type Tenant, WebhookSettings } from "@opsplatform/core"
+import type { IpNetwork } from "effect/net"
 import * as path from "node:path"
 import * as V from "./variables.ts"
 
@@ -71,6 +72,8 @@ export interface CoreSettings {
 export interface ServerSettings {
   readonly port: number
   readonly publicUrl: string | undefined
+  /** Proxies whose X-Forwarded-For / -Host / -Proto are believed (`OPSPLATFORM_TRUSTED_PROXIES`). */
+  readonly trustedProxies: ReadonlyArray<IpNetwork.IpNetwork>
   readonly jobs: {
     readonly obligationsIntervalSec: number
     readonly pulseIntervalSec: number
@@ -180,9 +183,10 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
   })
 })
 
-const serverConfig: Config.Config<ServerSettings> = Config.all({
+export const serverConfig: Config.Config<ServerSettings> = Config.all({
   port: V.PORT.config,
   publicUrl: Config.map(V.OPSPLATFORM_PUBLIC_URL.config, Option.getOrUndefined),
+  trustedProxies: Config.map(V.OPSPLATFORM_TRUSTED_PROXIES.config, Option.getOrElse(() => [])),
   jobs: Config.all({
     obligationsIntervalSec: V.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC.config,
     pulseIntervalSec: V.OPSPLATFORM_PULSE_INTERVAL_SEC.config,

@@ -1,4 +1,5 @@
 import { Config, ConfigProvider, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
+import { IpNetwork, NetAddress } from "effect/net"
 import { AnafRegistry } from "@opsplatform/core"
 
 /**
@@ -150,8 +151,32 @@ export const PORT = withDefault("PORT", integer(0, 65_535, "must be a port numbe
   processes: serverOnly
 })
 export const OPSPLATFORM_PUBLIC_URL = optional("OPSPLATFORM_PUBLIC_URL", Text, {
-  description: "The server's public base URL: the OAuth issuer and the root of every OAuth address (behind a proxy)",
-  absent: "each request's own origin",
+  description: "The server's public base URL: the OAuth issuer and the root of every OAuth address (served cacheable)",
+  absent: "the Host of a request from this machine or through a trusted proxy; otherwise localhost (`doctor` warns)",
+  processes: serverOnly
+})
+
+/** Addresses (`10.0.0.7`) and networks (`10.0.0.0/8`, `fd00::/8`), comma-separated. */
+const parseNetwork = (part: string): Result.Result<IpNetwork.IpNetwork, unknown> =>
+  part.includes("/")
+    ? IpNetwork.fromString(part)
+    : Result.flatMap(NetAddress.ipFromString(part), (ip) => IpNetwork.fromAddress(ip, NetAddress.width(ip)))
+const networkParts = (text: string) => text.split(",").map((p) => p.trim()).filter((p) => p !== "")
+const Networks = Schema.String.check(Schema.makeFilter((text: string) => {
+  const bad = networkParts(text).find((part) => Result.isFailure(parseNetwork(part)))
+  return bad === undefined || `must be comma-separated IP addresses or networks (CIDR); '${bad}' is neither`
+})).pipe(Schema.decodeTo(
+  Schema.Array(Schema.Any as Schema.Codec<IpNetwork.IpNetwork>),
+  SchemaTransformation.transform({
+    decode: (text): ReadonlyArray<IpNetwork.IpNetwork> => networkParts(text).map((part) => Result.getOrThrow(parseNetwork(part))),
+    encode: (networks: ReadonlyArray<IpNetwork.IpNetwork>) => networks.map(IpNetwork.format).join(",")
+  })
+))
+
+export const OPSPLATFORM_TRUSTED_PROXIES = optional("OPSPLATFORM_TRUSTED_PROXIES", Networks, {
+  description: "Proxies (comma-separated addresses or CIDR networks) whose X-Forwarded-For, -Host and -Proto are believed: " +
+    "the client address that sign-in limits count, and the Host the OAuth issuer may follow",
+  absent: "no proxy is believed: the client is the connection's peer",
   processes: serverOnly
 })
 export const OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = withDefault("OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC", Seconds, {
@@ -359,6 +384,7 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_LOG_FORMAT,
   PORT,
   OPSPLATFORM_PUBLIC_URL,
+  OPSPLATFORM_TRUSTED_PROXIES,
   OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC,
   OPSPLATFORM_PULSE_INTERVAL_SEC,
   OPSPLATFORM_FISCAL_CHECK_HOUR,

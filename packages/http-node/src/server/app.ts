@@ -84,10 +84,10 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.orDie
   )
 
-/** The OAuth issuer: `OPSPLATFORM_PUBLIC_URL`, or each request's origin. */
+/** The OAuth issuer (`OPSPLATFORM_PUBLIC_URL`) and the proxies believed (`OPSPLATFORM_TRUSTED_PROXIES`). */
 export const OAuthHttpConfigLive = Layer.effect(
   OAuthHttpConfig,
-  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl }))
+  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl, trustedProxies: config.trustedProxies }))
 )
 
 const json = (status: number, data: unknown) => HttpServerResponse.jsonUnsafe({ data, error: null }, { status })
