@@ -20,7 +20,14 @@ import {
   SignInFailed,
   SignInThrottled
 } from "./errors.ts"
-import { authorizeNetworkPolicy, OAuthLifetimes, signInNetworkPolicy, signInPolicy, signInSessionPolicy } from "./lifetimes.ts"
+import {
+  authorizeNetworkPolicy,
+  OAuthLifetimes,
+  OAuthNetworkLimit,
+  signInNetworkPolicy,
+  signInPolicy,
+  signInSessionPolicy
+} from "./lifetimes.ts"
 import type { BrowserSession, PendingAuthorization, StoredApp } from "./model.ts"
 import { OAuthAppRepo } from "./OAuthAppRepo.ts"
 import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
@@ -65,8 +72,8 @@ export interface AuthorizationEndpoint {
   readonly checkAuthorizeRequest: (app: StoredApp, params: AuthorizeParameters) => Effect.Effect<ReadonlyArray<string>, OAuthError>
   /**
    * Keeps the request server-side under a new opaque handle, bound to this
-   * browser's session (made if needed), at most `authorizeNetworkPolicy` a
-   * minute per client network.
+   * browser's session (made if needed), at most `OAuthNetworkLimit` a minute
+   * per client network.
    */
   readonly startInteraction: (
     sessionToken: string | undefined,
@@ -115,6 +122,9 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
   const ids = yield* Ids
   const tx = yield* Transactor
   const hashing = yield* PasswordHashing
+  const networkLimit = yield* OAuthNetworkLimit
+  const signInNetwork = signInNetworkPolicy(networkLimit.perMinute)
+  const authorizeNetwork = authorizeNetworkPolicy(networkLimit.perMinute)
   const { appByClientId, hash, random, withCrypto } = yield* serverTools
   // Unknown emails are checked against this, so a miss costs as much as a wrong password.
   const decoyHash = yield* Effect.orDie(hashing.hash("decoy password, never a member's"))
@@ -227,7 +237,7 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
     }),
 
     startInteraction: Effect.fn("OAuthServer.startInteraction")(function*(sessionToken, clientAddress, request) {
-      yield* within(clientNetwork(clientAddress), authorizeNetworkPolicy, (retryAfterSec) => new AuthorizeThrottled({ retryAfterSec }))
+      yield* within(clientNetwork(clientAddress), authorizeNetwork, (retryAfterSec) => new AuthorizeThrottled({ retryAfterSec }))
       const nowMs = yield* now
       const l = yield* OAuthLifetimes
       // Each new request sweeps the expired ones (and expired sessions) away, so neither piles up.
@@ -279,7 +289,7 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
       const { session, sessionToken } = yield* loadInteraction(input.handle, input.sessionToken)
       yield* checkCsrf(sessionToken, input.handle, input.csrf)
       // Per network and per browser session before anything is hashed: new emails each cost a derivation.
-      yield* within(clientNetwork(input.clientAddress), signInNetworkPolicy, (retryAfterSec) =>
+      yield* within(clientNetwork(input.clientAddress), signInNetwork, (retryAfterSec) =>
         new SignInThrottled({ retryAfterSec, subject: "network" }))
       yield* within(session.id, signInSessionPolicy, (retryAfterSec) => new SignInThrottled({ retryAfterSec, subject: "session" }))
       const email = input.email.trim().toLowerCase()

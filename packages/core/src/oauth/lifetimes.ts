@@ -40,23 +40,38 @@ export const OAuthLifetimes = Context.Reference<{
 export const signInPolicy: RatePolicy = { name: "oauth-sign-in", limit: 10, windowSeconds: 15 * 60 }
 
 /**
- * Sign-in attempts per client network (an IPv4 address, an IPv6 /64), counted
- * before any hashing, successes included: 30 a minute is more than an office
- * behind one address signs in, and caps what one network asks of the hashing
- * pool at a derivation every two seconds (docs/decisions.md, "Limits and ranges").
+ * Per client network (an IPv4 address, an IPv6 /64), a minute: sign-in
+ * attempts, counted before any hashing, successes included; and authorization
+ * requests that store something (a browser session, a pending request). 30
+ * is more than an office behind one address signs in, caps what one network
+ * asks of the hashing pool at a derivation every two seconds, and, with a
+ * session that has not signed in living only as long as its request (10
+ * minutes), keeps at most 300 such rows per network (docs/decisions.md,
+ * "Limits and ranges"). A host sets it (`OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN`).
  */
-export const signInNetworkPolicy: RatePolicy = { name: "oauth-sign-in-network", limit: 30, windowSeconds: 60 }
+export const OAuthNetworkLimit = Context.Reference<{ readonly perMinute: number }>(
+  "@opsplatform/core/oauth/OAuthNetworkLimit",
+  { defaultValue: () => ({ perMinute: 30 }) }
+)
 
-/** Sign-in attempts per browser session (the consent page's cookie): a member who mistypes has room, a script does not. */
-export const signInSessionPolicy: RatePolicy = { name: "oauth-sign-in-session", limit: 10, windowSeconds: 15 * 60 }
+export const signInNetworkPolicy = (perMinute: number): RatePolicy => ({
+  name: "oauth-sign-in-network",
+  limit: perMinute,
+  windowSeconds: 60
+})
+
+export const authorizeNetworkPolicy = (perMinute: number): RatePolicy => ({
+  name: "oauth-authorize-network",
+  limit: perMinute,
+  windowSeconds: 60
+})
 
 /**
- * Authorization requests that store something (a browser session, a pending
- * request) per client network: 30 a minute. With a browser session that has
- * not signed in living only as long as its request (10 minutes), one network
- * keeps at most 300 such rows.
+ * Sign-in attempts per browser session (the consent page's cookie), whatever
+ * the email: twice an account's allowance, so a member who mistypes meets the
+ * account's limit first, while a script trying emails in one session stops at 20.
  */
-export const authorizeNetworkPolicy: RatePolicy = { name: "oauth-authorize-network", limit: 30, windowSeconds: 60 }
+export const signInSessionPolicy: RatePolicy = { name: "oauth-sign-in-session", limit: 20, windowSeconds: 15 * 60 }
 
 /** Token prefixes beyond the credential kinds (docs/decisions.md, "Design: credentials"). */
 export const oauthPrefixes = {
