@@ -1,5 +1,6 @@
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
-import { ForwardingSettings, MailSettings, type Tenant, WebhookSettings } from "@opsplatform/core"
+import { ForwardingSettings, MailSettings, type PasswordHashing, type Tenant, WebhookSettings } from "@opsplatform/core"
+import type { IpNetwork } from "effect/net"
 import * as path from "node:path"
 import * as V from "./variables.ts"
 
@@ -47,6 +48,10 @@ export interface CoreSettings {
   /** The operator key's text, parsed where it is used (`resolveOperatorKey`). */
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly log: { readonly level: string; readonly format: string }
+  /** The process's one pool of password and PIN hashing. */
+  readonly hashing: PasswordHashing.HashingBudgetShape
+  /** OAuth sign-ins and stored authorization requests per minute per client network. */
+  readonly oauthPerNetworkPerMinute: number
   readonly webhooks: { readonly settings: WebhookSettings.WebhookSettingsShape; readonly caFile: string | undefined }
   readonly mail: { readonly settings: MailSettings.MailSettingsShape; readonly caFile: string | undefined }
   readonly metering: {
@@ -84,6 +89,8 @@ export interface ObservabilitySettings {
 export interface ServerSettings {
   readonly port: number
   readonly publicUrl: string | undefined
+  /** Proxies whose X-Forwarded-For / -Host / -Proto are believed (`OPSPLATFORM_TRUSTED_PROXIES`). */
+  readonly trustedProxies: ReadonlyArray<IpNetwork.IpNetwork>
   readonly jobs: {
     readonly obligationsIntervalSec: number
     readonly pulseIntervalSec: number
@@ -114,6 +121,9 @@ const webhooksConfig = Config.all({
   batchSize: V.OPSPLATFORM_WEBHOOKS_BATCH_SIZE.config,
   concurrency: V.OPSPLATFORM_WEBHOOKS_CONCURRENCY.config,
   pollIntervalMs: V.OPSPLATFORM_WEBHOOKS_POLL_MS.config,
+  maxSubscriptions: V.OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS.config,
+  testsPerMinute: V.OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN.config,
+  redeliveriesPerMinute: V.OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN.config,
   allowPrivateDestinations: V.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE.config,
   caFile: V.OPSPLATFORM_WEBHOOKS_CA_FILE.config
 }).pipe(Config.map(({ caFile, leaseMs, schedule, ...read }) => {
@@ -133,9 +143,10 @@ const mailConfig = Config.all({
   intervalSec: V.OPSPLATFORM_MAIL_INTERVAL_SEC.config,
   leaseSec: V.OPSPLATFORM_MAIL_LEASE_SEC.config,
   allowPrivateHosts: V.OPSPLATFORM_MAIL_ALLOW_PRIVATE.config,
+  maxMailboxes: V.OPSPLATFORM_MAIL_MAX_MAILBOXES.config,
   caFile: V.OPSPLATFORM_MAIL_CA_FILE.config
-}).pipe(Config.map(({ allowPrivateHosts, caFile, intervalSec, leaseSec }) => ({
-  settings: { ...MailSettings.defaultMailSettings, intervalSec, leaseMs: leaseSec * 1000, allowPrivateHosts },
+}).pipe(Config.map(({ allowPrivateHosts, caFile, intervalSec, leaseSec, maxMailboxes }) => ({
+  settings: { ...MailSettings.defaultMailSettings, intervalSec, leaseMs: leaseSec * 1000, allowPrivateHosts, maxMailboxes },
   caFile: Option.getOrUndefined(caFile)
 })))
 
@@ -208,6 +219,8 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
   database: databaseConfig,
   secretKey: V.OPSPLATFORM_SECRET_KEY.config,
   log: logConfig,
+  hashing: Config.all({ concurrency: V.OPSPLATFORM_HASH_CONCURRENCY.config, queueLimit: V.OPSPLATFORM_HASH_QUEUE.config }),
+  oauthPerNetworkPerMinute: V.OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN.config,
   webhooks: webhooksConfig,
   mail: mailConfig,
   metering: meteringConfig,
@@ -226,9 +239,10 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
   observability: observabilityConfig
 })
 
-const serverConfig: Config.Config<ServerSettings> = Config.all({
+export const serverConfig: Config.Config<ServerSettings> = Config.all({
   port: V.PORT.config,
   publicUrl: Config.map(V.OPSPLATFORM_PUBLIC_URL.config, Option.getOrUndefined),
+  trustedProxies: Config.map(V.OPSPLATFORM_TRUSTED_PROXIES.config, Option.getOrElse(() => [])),
   jobs: Config.all({
     obligationsIntervalSec: V.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC.config,
     pulseIntervalSec: V.OPSPLATFORM_PULSE_INTERVAL_SEC.config,

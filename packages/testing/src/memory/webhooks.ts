@@ -75,6 +75,7 @@ export const WebhookRepoMemory: Layer.Layer<WebhookRepo, never, MemoryStore> = L
         : [...t.secrets.values()].filter((x) => x.subscription_id === subscriptionId).sort(newestFirst)
     return WebhookRepo.of({
       insert: (tenant, s) => Effect.sync(() => t.subscriptions.insert(tenant, s)),
+      countLocked: (tenant) => Effect.sync(() => t.subscriptions.filter(tenant).length),
       update: (tenant, s) => Effect.sync(() => void t.subscriptions.update(tenant, s)),
       find: (tenant, id) => Effect.sync(() => Option.map(t.subscriptions.find(tenant, id), withExpiry)),
       list: (tenant, page) =>
