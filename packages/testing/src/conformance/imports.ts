@@ -140,12 +140,12 @@ export const importsServiceConformance = (name: string, storage: Storage) => {
   const FAIL_AT = 1500
   let failing = false
   const failingInserts = Layer.effect(
-    ImportRepo,
-    Effect.map(ImportRepo, (repo) =>
-      ImportRepo.of({
+    ContactRepo,
+    Effect.map(ContactRepo, (repo) =>
+      ContactRepo.of({
         ...repo,
-        insertTargets: (tenant, entity, records) =>
-          Effect.flatMap(repo.insertTargets(tenant, entity, records), () =>
+        insertAll: (tenant, records) =>
+          Effect.flatMap(repo.insertAll(tenant, records), () =>
             failing && records.length > 0 ? Effect.die(new Error("the store failed mid-apply")) : Effect.void)
       }))
   )
