@@ -14,7 +14,7 @@ export const contactConflicts = {
   subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
 }
 
-export const ContactRow = Contact.mapFields(Struct.assign({
+const ContactRow = Contact.mapFields(Struct.assign({
   fiscal_status: Schema.NullOr(Json(FiscalStatus)),
   fiscal_checked_at: NullableTimestamp,
   created_at: Timestamp,
@@ -22,7 +22,7 @@ export const ContactRow = Contact.mapFields(Struct.assign({
 }))
 
 /** What makes a contact unique in an organization environment: its VAT number in its country. */
-export interface VatNumberKey {
+interface VatNumberKey {
   readonly country: string
   readonly vat_number: string
 }

@@ -12,7 +12,7 @@ export const expenseConflicts = {
 }
 
 /** A stored expense: the resource, its timestamps as timestamptz (the amount reads back as a two-decimal numeric). */
-export const ExpenseRow = Expense.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
+const ExpenseRow = Expense.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
 
 /** A stored expense with its external reference. */
 const ReferencedExpenseRow = ReferencedExpense.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))

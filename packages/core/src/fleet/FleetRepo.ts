@@ -12,7 +12,7 @@ export const fleetConflicts = {
   fleet_vehicles_plate_unique: "Another vehicle of the organization already has this plate"
 }
 
-export const FleetVehicleRow = FleetVehicle.mapFields(Struct.assign({
+const FleetVehicleRow = FleetVehicle.mapFields(Struct.assign({
   capacity_kg: NullableNumeric,
   fuel_consumption_l_per_100km: NullableNumeric,
   created_at: Timestamp,

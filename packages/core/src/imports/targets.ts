@@ -39,12 +39,12 @@ export interface ImportTarget<A extends TargetRecord> extends BatchWrites<A> {
 }
 
 /** Something done with a target of any record type. */
-export interface WithTarget<R> {
+interface WithTarget<R> {
   <A extends TargetRecord>(target: ImportTarget<A>): R
 }
 
 /** The four targets: `use` hands the entity's to `f`, typed by its record. */
-export interface ImportTargets {
+interface ImportTargets {
   readonly use: <R>(entity: ImportEntity, f: WithTarget<R>) => R
 }
 

@@ -14,7 +14,7 @@ export const locationConflicts = {
 }
 
 /** A stored location: the resource, its timestamps as timestamptz. */
-export const LocationRow = Location.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
+const LocationRow = Location.mapFields(Struct.assign({ created_at: Timestamp, updated_at: Timestamp }))
 
 /**
  * Storage port for locations. The store itself guarantees at most one primary
