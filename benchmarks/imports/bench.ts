@@ -13,7 +13,8 @@
  *
  * BENCH_ROUNDS rounds (5) alternate between the bare loop and the import (preview, then apply,
  * each timed) after a warm-up of each; every round imports into a fresh organization, so every
- * row is new. The medians are reported. Memory: a sampler reads `process.memoryUsage()` every 20 ms during each run; the
+ * row is new. The medians are reported, and this process's CPU time per row (every thread, not
+ * PostgreSQL's). Memory: a sampler reads `process.memoryUsage()` every 20 ms during each run; the
  * figures are the peaks over the rounds (RSS of the whole process, and the JS heap).
  *
  *   DATABASE_URL=postgres://... npx node --expose-gc node_modules/tsx/dist/cli.mjs --conditions source benchmarks/imports/bench.ts
@@ -51,11 +52,14 @@ const measured = async <A>(work: () => Promise<A>) => {
     heap = Math.max(heap, m.heapUsed)
   }
   const timer = setInterval(sample, 20)
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   try {
     const result = await work()
     sample()
-    return { result, ms: performance.now() - t0, peakRss: rss, peakHeap: heap, startRss: start.rss, startHeap: start.heapUsed }
+    const ms = performance.now() - t0
+    const cpu = process.cpuUsage(cpu0)
+    return { result, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakRss: rss, peakHeap: heap, startRss: start.rss, startHeap: start.heapUsed }
   } finally {
     clearInterval(timer)
   }
@@ -131,6 +135,10 @@ try {
     `RSS +${(Math.max(...runs.map((r) => r.peakRss - r.startRss)) / MiB).toFixed(0)} MiB, heap +${
       (Math.max(...runs.map((r) => r.peakHeap - r.startHeap)) / MiB).toFixed(0)
     } MiB`
+  // This process's CPU (every thread of it; not PostgreSQL's) per row: less moved by other load on the machine than the seconds.
+  const cpuPerRow = (runs: ReadonlyArray<{ readonly cpuMs: number }>) =>
+    `${(medianBy(runs, (r) => r.cpuMs).cpuMs * 1000 / rows).toFixed(1)} µs`
+  console.log(`process CPU per row (median round): bare loop ${cpuPerRow(baselines)}, preview ${cpuPerRow(imports)}, apply ${cpuPerRow(applies)}`)
   console.log(`most a run added to the process: bare loop ${added(baselines)}; import ${added(imports)}; apply ${added(applies)}`)
 } finally {
   await close()
