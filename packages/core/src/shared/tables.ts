@@ -146,6 +146,8 @@ export interface TenantTable<A> {
     options?: FindOptions
   ) => Effect.Effect<Option.Option<A>>
   readonly findById: (tenant: Tenant, id: string, options?: FindOptions) => Effect.Effect<Option.Option<A>>
+  /** The tenant's rows with these ids, in id order (locked until the transaction ends with `forUpdate`). */
+  readonly findByIds: (tenant: Tenant, ids: ReadonlyArray<string>, options?: FindOptions) => Effect.Effect<ReadonlyArray<A>>
   readonly findAll: (
     tenant: Tenant,
     conditions: ReadonlyArray<Statement.Fragment>,
@@ -199,6 +201,12 @@ export const tenantTable = <A extends { readonly id: string }>(
     where,
     find,
     findById: (tenant, id, options) => find(tenant, [sql`id = ${id}`], options),
+    findByIds: (tenant, ids, options) =>
+      ids.length === 0 ? Effect.succeed([]) : base.all(
+        sql`SELECT ${base.select} FROM ${base.name} WHERE ${where(tenant, [sql.in("id", ids)])} ORDER BY id ${
+          options?.forUpdate ? sql`FOR UPDATE` : sql``
+        }`
+      ),
     findAll: (tenant, conditions, orderBy) =>
       base.all(
         sql`SELECT ${base.select} FROM ${base.name} WHERE ${where(tenant, conditions)} ${
