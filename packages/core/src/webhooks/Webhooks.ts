@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SecureRandom, Signature } from "effect/crypto"
-import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
+import { event, eventJsonSchema, eventTypes, exampleBody, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
@@ -39,6 +39,14 @@ import { WebhookSettings } from "./settings.ts"
 import { generateKeyPair, generateSecret, secretContext } from "./signing.ts"
 import { WebhookRepo } from "./WebhookRepo.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
+
+/** The subscribable types with their JSON Schemas and examples, generated once. */
+const catalog: ReadonlyArray<WebhookEventType> = subscribableEventTypes.map((type) => ({
+  type,
+  description: eventTypes[type].description,
+  schema: eventJsonSchema(type),
+  example: exampleBody(type)
+}))
 
 /** Rotated-out secrets kept valid at once, besides the current one. */
 export const MAX_RETIRING_SECRETS = 2
@@ -192,7 +200,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         )
 
       return Webhooks.of({
-        eventTypes: Effect.sync(() => subscribableEventTypes.map((type) => ({ type, description: eventTypes[type].description }))),
+        eventTypes: Effect.sync(() => catalog),
         create: Effect.fn("Webhooks.create")(function*(tenant, input) {
           const url = yield* checkUrl(tenant, input.url)
           const now = yield* nowMs

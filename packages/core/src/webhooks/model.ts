@@ -1,6 +1,7 @@
 import { Schema, Struct } from "effect"
 import { subscribableEventTypes } from "../events/catalog.ts"
-import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { Filters } from "../shared/filters.ts"
+import { Instant, isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 
 /** Where a delivery stands (docs/decisions.md, "Design: events and webhooks"). `failed` will be retried; `dead` will not. */
@@ -228,7 +229,11 @@ export const toWebhookDelivery = (
 
 export const WebhookEventType = Schema.Struct({
   type: Schema.String,
-  description: Schema.String
+  description: Schema.String,
+  schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "The JSON Schema (draft 2020-12) of this type's webhook body: the envelope and exactly its `data` fields"
+  }),
+  example: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "An example webhook body of this type" })
 }).annotate({ identifier: "WebhookEventType" })
 export type WebhookEventType = typeof WebhookEventType.Type
 
@@ -243,7 +248,15 @@ export const WebhookTestResult = Schema.Struct({
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
-export const DeliveryFilter = Schema.Struct({ status: Schema.optionalKey(DeliveryStatus) })
+/** The delivery log's filter: its state, the event's type, and when the delivery was created (a half-open range). */
+export const DeliveryFilter = Schema.Struct({
+  status: Schema.optionalKey(DeliveryStatus),
+  event_type: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(100)).annotate({
+    description: "Only deliveries of this event type"
+  })),
+  created_from: Schema.optionalKey(Instant.annotate({ description: "created_at on or after" }).pipe(Filters.from("created_at"))),
+  created_before: Schema.optionalKey(Instant.annotate({ description: "created_at before" }).pipe(Filters.before("created_at")))
+})
 export type DeliveryFilter = typeof DeliveryFilter.Type
 
 /** The delivery state a worker writes back after an attempt. */

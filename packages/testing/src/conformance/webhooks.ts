@@ -379,6 +379,31 @@ export const webhookStorageConformance = (
           yield* repo.remove(org.live, s.id)
         }))
 
+      it.effect("the delivery log filters by event type and by a half-open range of creation instants", () =>
+        Effect.gen(function*() {
+          const repo = yield* WebhookRepo
+          const deliveries = yield* DeliveryRepo
+          const org = yield* freshOrganization
+          const s = yield* subscribed(org.live, { event_types: ["fleet_vehicle.created", "fleet_vehicle.deleted"] })
+          const created = yield* publish(org.live, "fleet_vehicle.created")
+          const deleted = yield* publish(org.live, "fleet_vehicle.deleted")
+          const listed = (filter: Parameters<typeof deliveries.list>[2]) =>
+            Effect.flatMap(pageRequest({}), (page) => deliveries.list(org.live, s.id, filter, page)).pipe(
+              Effect.map((p) => p.items.map((d) => d.event_id).sort())
+            )
+          assert.deepStrictEqual(yield* listed({ event_type: "fleet_vehicle.deleted" }), [deleted])
+          assert.deepStrictEqual(yield* listed({ event_type: "invoice.paid" }), [])
+          const all = (yield* deliveries.list(org.live, s.id, {}, yield* pageRequest({}))).items
+          const first = all.find((d) => d.event_id === created)!.created_at
+          const last = all.find((d) => d.event_id === deleted)!.created_at
+          const after = (at: string) => iso(Date.parse(at) + 1)
+          assert.deepStrictEqual(yield* listed({ created_from: first }), [created, deleted].sort())
+          assert.deepStrictEqual(yield* listed({ created_before: first }), [])
+          assert.deepStrictEqual(yield* listed({ created_from: after(last) }), [])
+          assert.deepStrictEqual(yield* listed({ created_before: after(first), event_type: "fleet_vehicle.created" }), [created])
+          yield* repo.remove(org.live, s.id)
+        }))
+
       it.effect("reset redelivers only from the status it saw; lists filter by status and page attempts", () =>
         Effect.gen(function*() {
           const repo = yield* WebhookRepo
