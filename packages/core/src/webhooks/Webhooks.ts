@@ -24,6 +24,7 @@ import {
   type WebhookEventType,
   type WebhookPublicKey,
   type WebhookRedeliver,
+  type WebhookSecret,
   type WebhookSecretRotate,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
@@ -75,6 +76,8 @@ export class Webhooks extends Context.Service<Webhooks, {
     id: string,
     input: WebhookSecretRotate
   ) => Effect.Effect<WebhookSubscriptionWithSecret, NotFound>
+  /** The current signing key: a `v1` secret opened from its sealed form, or a `v1a` public key. */
+  readonly revealSecret: (tenant: Tenant, id: string) => Effect.Effect<WebhookSecret, NotFound>
   /** The public keys deliveries are signed for now (`v1a` keys not yet expired), newest first. */
   readonly publicKeys: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<WebhookPublicKey>, NotFound>
   readonly sendTest: (tenant: Tenant, id: string) => Effect.Effect<WebhookTestResult, NotFound | Conflict>
@@ -277,6 +280,17 @@ export class Webhooks extends Context.Service<Webhooks, {
             }
             return { ...toApi(row, now), secret: shown.secret }
           }))
+        }),
+        revealSecret: Effect.fn("Webhooks.revealSecret")(function*(tenant, id) {
+          const subscription = yield* find(tenant, id)
+          const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
+          const current = active.find((key) => key.expires_at === null) ?? active[0]
+          if (current === undefined) return yield* new NotFound({ resource: "webhook secret", id })
+          return {
+            signing_scheme: current.scheme,
+            secret: current.scheme === "v1" ? yield* box.open(current.sealed, secretContext(current.id)) : null,
+            public_key: current.public_key
+          }
         }),
         publicKeys: Effect.fn("Webhooks.publicKeys")(function*(tenant, id) {
           const subscription = yield* find(tenant, id)
