@@ -307,16 +307,17 @@ export class Webhooks extends Context.Service<Webhooks, {
             return yield* new Conflict({ reason: "This subscription is disabled; enable it before sending a test" })
           }
           const eventId = freshEventId(yield* ids.uuid)
-          const deliveryId = yield* publishTo(
+          const sent = yield* publishTo(
             tenant,
             event("webhook.test", eventId, { subscription_id: subscription.id }),
             subscription.id
           ).pipe(
             Effect.provide(sendContext)
           )
-          return yield* Option.match(deliveryId, {
+          return yield* Option.match(sent, {
             onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
-            onSome: (delivery_id) => Effect.succeed({ event_id: eventId, delivery_id })
+            onSome: ({ deliveryId, payload }) =>
+              Effect.succeed({ event_id: eventId, delivery_id: deliveryId, payload: JSON.parse(payload) as Record<string, unknown> })
           })
         }),
         listDeliveries: Effect.fn("Webhooks.listDeliveries")(function*(tenant, id, filter, page) {

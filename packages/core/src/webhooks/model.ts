@@ -252,7 +252,8 @@ export type WebhookRedeliver = typeof WebhookRedeliver.Type
 
 export const WebhookTestResult = Schema.Struct({
   event_id: Schema.String,
-  delivery_id: WebhookDeliveryId
+  delivery_id: WebhookDeliveryId,
+  payload: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The webhook body the test delivery sends" })
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
