@@ -66,6 +66,8 @@ import { Tenancy } from "./tenancy/Tenancy.ts"
 import { DeliveryRepo } from "./webhooks/DeliveryRepo.ts"
 import { DeliverySignal } from "./webhooks/DeliverySignal.ts"
 import { WebhookFanOut } from "./webhooks/fanOut.ts"
+import { PortalSessionRepo } from "./webhooks/PortalSessionRepo.ts"
+import { PortalSessions } from "./webhooks/PortalSessions.ts"
 import { WebhookRepo } from "./webhooks/WebhookRepo.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 import { ImportRepo } from "./imports/ImportRepo.ts"
@@ -97,6 +99,7 @@ export type StoragePorts =
   | WebhookRepo
   | DeliveryRepo
   | DeliverySignal
+  | PortalSessionRepo
   | ContactRepo
   | InvoiceRepo
   | PaymentRepo
@@ -134,6 +137,7 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   OAuthSessionRepo.layerSql,
   WebhookRepo.layerSql,
   DeliveryRepo.layerSql,
+  PortalSessionRepo.layerSql,
   ContactRepo.layerSql,
   InvoiceRepo.layerSql,
   PaymentRepo.layerSql,
@@ -172,6 +176,7 @@ export const Services = Layer.mergeAll(
     CostingSettings.layer,
     CostComparisons.layer,
     Webhooks.layer,
+    PortalSessions.layer,
     Contacts.layer,
     Invoices.layer,
     CreditNotes.layer,

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SecureRandom, Signature } from "effect/crypto"
-import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
+import { event, eventJsonSchema, eventTypes, exampleBody, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { RateLimiter } from "../ratelimit/RateLimiter.ts"
 import { Conflict, NotFound, RateLimited, ValidationFailed } from "../shared/errors.ts"
@@ -25,6 +25,7 @@ import {
   type WebhookEventType,
   type WebhookPublicKey,
   type WebhookRedeliver,
+  type WebhookSecret,
   type WebhookSecretRotate,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
@@ -40,6 +41,14 @@ import { WebhookSettings } from "./settings.ts"
 import { generateKeyPair, generateSecret, secretContext } from "./signing.ts"
 import { WebhookRepo } from "./WebhookRepo.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
+
+/** The subscribable types with their JSON Schemas and examples, generated once. */
+const catalog: ReadonlyArray<WebhookEventType> = subscribableEventTypes.map((type) => ({
+  type,
+  description: eventTypes[type].description,
+  schema: eventJsonSchema(type),
+  example: exampleBody(type)
+}))
 
 /** Rotated-out secrets kept valid at once, besides the current one. */
 export const MAX_RETIRING_SECRETS = 2
@@ -72,6 +81,8 @@ export class Webhooks extends Context.Service<Webhooks, {
     id: string,
     input: WebhookSecretRotate
   ) => Effect.Effect<WebhookSubscriptionWithSecret, NotFound>
+  /** The current signing key: a `v1` secret opened from its sealed form, or a `v1a` public key. */
+  readonly revealSecret: (tenant: Tenant, id: string) => Effect.Effect<WebhookSecret, NotFound>
   /** The public keys deliveries are signed for now (`v1a` keys not yet expired), newest first. */
   readonly publicKeys: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<WebhookPublicKey>, NotFound>
   /** At most `testsPerMinute` per organization environment: past it, 429. */
@@ -220,7 +231,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         )
 
       return Webhooks.of({
-        eventTypes: Effect.sync(() => subscribableEventTypes.map((type) => ({ type, description: eventTypes[type].description }))),
+        eventTypes: Effect.sync(() => catalog),
         create: Effect.fn("Webhooks.create")(function*(tenant, input) {
           const url = yield* checkUrl(tenant, input.url)
           const now = yield* nowMs
@@ -304,6 +315,17 @@ export class Webhooks extends Context.Service<Webhooks, {
             return { ...toApi(row, now), secret: shown.secret }
           }))
         }),
+        revealSecret: Effect.fn("Webhooks.revealSecret")(function*(tenant, id) {
+          const subscription = yield* find(tenant, id)
+          const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
+          const current = active.find((key) => key.expires_at === null) ?? active[0]
+          if (current === undefined) return yield* new NotFound({ resource: "webhook secret", id })
+          return {
+            signing_scheme: current.scheme,
+            secret: current.scheme === "v1" ? yield* box.open(current.sealed, secretContext(current.id)) : null,
+            public_key: current.public_key
+          }
+        }),
         publicKeys: Effect.fn("Webhooks.publicKeys")(function*(tenant, id) {
           const subscription = yield* find(tenant, id)
           const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
@@ -320,16 +342,17 @@ export class Webhooks extends Context.Service<Webhooks, {
           }
           yield* perMinute(tenant, "tests")
           const eventId = freshEventId(yield* ids.uuid)
-          const deliveryId = yield* publishTo(
+          const sent = yield* publishTo(
             tenant,
             event("webhook.test", eventId, { subscription_id: subscription.id }),
             subscription.id
           ).pipe(
             Effect.provide(sendContext)
           )
-          return yield* Option.match(deliveryId, {
+          return yield* Option.match(sent, {
             onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
-            onSome: (delivery_id) => Effect.succeed({ event_id: eventId, delivery_id })
+            onSome: ({ deliveryId, payload }) =>
+              Effect.succeed({ event_id: eventId, delivery_id: deliveryId, payload: JSON.parse(payload) as Record<string, unknown> })
           })
         }),
         listDeliveries: Effect.fn("Webhooks.listDeliveries")(function*(tenant, id, filter, page) {

@@ -17,6 +17,21 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("events", "/webhooks/events", {
       success: Envelope(Schema.Array(WebhookModel.WebhookEventType))
     }).pipe(scope("webhooks:read")),
+    HttpApiEndpoint.post("createPortalSession", "/webhooks/portal-sessions", {
+      // The body is optional: no body means a one-hour session that may change everything, for every type.
+      payload: [WebhookModel.PortalSessionCreate, Schema.Null],
+      success: Envelope(WebhookModel.PortalSessionCreated).pipe(HttpApiSchema.status(201))
+    }).annotate(OpenApi.Description, "A one-time link to the webhook portal for the caller's organization environment: " +
+      "a page where the people who receive the webhooks add and edit their endpoints, read the event catalog with its schemas, " +
+      "send test events and replay deliveries. The link works once, until `expires_at`; opening it starts a browser session " +
+      "that lasts as long. Revoke it with DELETE /v1/webhooks/portal-sessions/{id}.")
+      .pipe(scope("webhooks:write"), carriesSecret),
+    HttpApiEndpoint.delete("revokePortalSession", "/webhooks/portal-sessions/:id", {
+      params: { id: idParam("The portal session id") },
+      success: Envelope(Schema.Struct({ id: Schema.String, revoked: Schema.Literal(true) })),
+      error: NotFoundError
+    }).annotate(OpenApi.Description, "Ends a portal session at once: its link no longer opens and its browser is signed out.")
+      .pipe(scope("webhooks:write")),
     HttpApiEndpoint.get("list", "/webhooks", {
       query: pageQuery,
       success: ListEnvelope(WebhookModel.WebhookSubscription)
@@ -50,6 +65,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Envelope(WebhookModel.WebhookSubscriptionWithSecret),
       error: NotFoundError
     }).pipe(scope("webhooks:write"), carriesSecret),
+    HttpApiEndpoint.get("secret", "/webhooks/:id/secret", {
+      params: idParams,
+      success: Envelope(WebhookModel.WebhookSecret),
+      error: NotFoundError
+    }).annotate(OpenApi.Description, "The current signing key: the `whsec_` secret of a `v1` subscription, or the `whpk_` " +
+      "public key of a `v1a` one. Reading a secret takes the write scope.")
+      .pipe(scope("webhooks:write")),
     HttpApiEndpoint.get("publicKeys", "/webhooks/:id/public-keys", {
       params: idParams,
       success: Envelope(Schema.Array(WebhookModel.WebhookPublicKey)),

@@ -32,6 +32,7 @@ import { RoutesHandlers } from "../http/Routes.ts"
 import { TenancyHandlers } from "../http/Tenancy.ts"
 import { OAuthHttpConfig } from "../oauth/protocol.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
+import { PortalRoutes } from "../portal/routes.ts"
 import { credentialCache } from "./credentialCache.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { DocsRoutes } from "./docs.ts"
@@ -170,10 +171,11 @@ type AppRoutesRequire =
   | HttpPlatform.HttpPlatform
   | Path.Path
 
-/** Every route the server answers: /v1, its OpenAPI document, the docs pages, health checks, OAuth. */
+/** Every route the server answers: /v1, its OpenAPI document, the docs pages, health checks, OAuth, the webhook portal. */
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
   ApiRoutes,
   DocsRoutes,
   SystemRoutes,
-  OAuthRoutes
+  OAuthRoutes,
+  PortalRoutes
 )
