@@ -1404,7 +1404,11 @@ export interface paths {
         /** @description Requires the scope `webhooks:read`. */
         get: operations["webhooks.list"];
         put?: never;
-        /** @description Requires the scope `webhooks:write`. */
+        /**
+         * @description At most `OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS` (20) per organization environment; past it, 409 `conflict`.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
         post: operations["webhooks.create"];
         delete?: never;
         options?: never;
@@ -1491,7 +1495,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Requires the scope `webhooks:write`. */
+        /**
+         * @description At most `OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN` (60) a minute per organization environment; past it, 429 `rate_limited` with `Retry-After`.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
         post: operations["webhooks.redeliver"];
         delete?: never;
         options?: never;
@@ -1537,6 +1545,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The current signing key: the `whsec_` secret of a `v1` subscription, or the `whpk_` public key of a `v1a` one. Reading a secret takes the write scope.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        get: operations["webhooks.secret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{id}/test": {
         parameters: {
             query?: never;
@@ -1546,7 +1575,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Requires the scope `webhooks:write`. */
+        /**
+         * @description At most `OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN` (10) a minute per organization environment; past it, 429 `rate_limited` with `Retry-After`.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
         post: operations["webhooks.test"];
         delete?: never;
         options?: never;
@@ -1566,6 +1599,48 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description A one-time link to the webhook portal for the caller's organization environment: a page where the people who receive the webhooks add and edit their endpoints, read the event catalog with its schemas, send test events and replay deliveries. The link works once, until `expires_at`; opening it starts a browser session that lasts as long. Revoke it with DELETE /v1/webhooks/portal-sessions/{id}.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["webhooks.createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/portal-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * @description Ends a portal session at once: its link no longer opens and its browser is signed out.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        delete: operations["webhooks.revokePortalSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3108,6 +3183,41 @@ export interface components {
             data: null;
             error: components["schemas"]["Error"];
         };
+        PortalSessionCreate: {
+            event_types?: ("invoice.paid" | "invoice.partially_paid" | "invoice.payment_reversed" | "invoice.credited" | "contact.fiscal_status_changed" | "delivery_route.dispatched" | "fleet_vehicle.created" | "fleet_vehicle.updated" | "fleet_vehicle.deleted" | "court_case.hearing_added" | "email.received")[];
+            /** @description How long the link and the session it opens last, in seconds (default 3600, at most 86400) */
+            expires_in_seconds?: number;
+            /** @description Origins allowed to embed the portal in a frame (Content-Security-Policy `frame-ancestors`); default none */
+            frame_ancestors?: string[];
+            /** @description Show everything, change nothing (default false) */
+            read_only?: boolean;
+            theme?: components["schemas"]["PortalTheme"];
+        };
+        PortalSessionCreated: {
+            /** Format: date-time */
+            created_at: string;
+            event_types: string[] | null;
+            /** Format: date-time */
+            expires_at: string;
+            frame_ancestors: string[];
+            /** Format: uuid */
+            id: string;
+            read_only: boolean;
+            theme: components["schemas"]["PortalTheme"];
+            /** @description The one-time link to the portal. Hand it to the person who opens it; it works once, until `expires_at` */
+            url: string;
+        };
+        PortalTheme: {
+            /** @description Links, buttons and focus rings, as #rrggbb */
+            accent_color?: string;
+            /**
+             * @description `auto` (default) follows the reader's system setting
+             * @enum {string}
+             */
+            color_scheme?: "light" | "dark" | "auto";
+            /** @description A CSS font-family list of names, e.g. `Inter, system-ui, sans-serif` */
+            font_family?: string;
+        };
         RateLimitedErrorEncoded: {
             data: null;
             error: components["schemas"]["Error"];
@@ -3228,6 +3338,10 @@ export interface components {
             data: null;
             error: components["schemas"]["Error"];
         };
+        UnavailableErrorEncoded: {
+            data: null;
+            error: components["schemas"]["Error"];
+        };
         UnprocessableErrorEncoded: {
             data: null;
             error: components["schemas"]["Error"];
@@ -3319,6 +3433,10 @@ export interface components {
         };
         WebhookEventType: {
             description: string;
+            /** @description An example webhook body of this type */
+            example: Record<string, never>;
+            /** @description The JSON Schema (draft 2020-12) of this type's webhook body: the envelope and exactly its `data` fields */
+            schema: Record<string, never>;
             type: string;
         };
         WebhookPublicKey: {
@@ -3333,6 +3451,17 @@ export interface components {
         WebhookRedeliver: {
             /** @description Required to send an already succeeded delivery again */
             force?: boolean;
+        };
+        WebhookSecret: {
+            /** @description With `v1a`, the current public key (`whpk_`); `null` with `v1` */
+            public_key: string | null;
+            /** @description With `v1`, the current signing secret (`whsec_` + base64); `null` with `v1a` */
+            secret: string | null;
+            /**
+             * @description `v1`: HMAC-SHA256 with a shared `whsec_` secret. `v1a`: Ed25519; receivers verify with the public `whpk_` key
+             * @enum {string}
+             */
+            signing_scheme: "v1" | "v1a";
         };
         WebhookSecretRotate: {
             /** @description How long the previous secret stays valid, in seconds (default 86400; 0 ends it now) */
@@ -3409,6 +3538,8 @@ export interface components {
             /** Format: uuid */
             delivery_id: string;
             event_id: string;
+            /** @description The webhook body the test delivery sends */
+            payload: Record<string, never>;
         };
     };
     responses: never;
@@ -8893,6 +9024,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictErrorEncoded"];
                 };
             };
+            /** @description `unavailable`: the server is at a bound for the moment (its password and PIN hashing, the database); retry after `Retry-After` seconds (also `retryAfterSec`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableErrorEncoded"];
+                };
+            };
         };
     };
     "display.clearPin": {
@@ -9125,6 +9265,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RateLimitedErrorEncoded"];
+                };
+            };
+            /** @description `unavailable`: the server is at a bound for the moment (its password and PIN hashing, the database); retry after `Retry-After` seconds (also `retryAfterSec`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableErrorEncoded"];
                 };
             };
         };
@@ -13294,7 +13443,10 @@ export interface operations {
     "webhooks.deliveries": {
         parameters: {
             query?: {
+                created_before?: string;
+                created_from?: string;
                 cursor?: string;
+                event_type?: string;
                 page?: string;
                 perPage?: string;
                 status?: "pending" | "sending" | "succeeded" | "failed" | "dead";
@@ -13604,6 +13756,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictErrorEncoded"];
                 };
             };
+            /** @description `rate_limited`, with `Retry-After` and `retryAfterSec` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedErrorEncoded"];
+                };
+            };
         };
     };
     "webhooks.publicKeys": {
@@ -13750,6 +13911,76 @@ export interface operations {
             };
         };
     };
+    "webhooks.secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
     "webhooks.test": {
         parameters: {
             query?: never;
@@ -13818,6 +14049,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictErrorEncoded"];
                 };
             };
+            /** @description `rate_limited`, with `Retry-After` and `retryAfterSec` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedErrorEncoded"];
+                };
+            };
         };
     };
     "webhooks.events": {
@@ -13837,6 +14077,152 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEventType"][];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "webhooks.createPortalSession": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionCreate"] | null;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PortalSessionCreated"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description The request is malformed: `validation_failed` (with one detail per failing field), `invalid_json`, or a rule-specific code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestErrorEncoded"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing, malformed, unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedErrorEncoded"];
+                };
+            };
+            /** @description `insufficient_scope`: the credential lacks the operation's scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenErrorEncoded"];
+                };
+            };
+            /** @description `not_found`: no such resource in this organization environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorEncoded"];
+                };
+            };
+            /** @description `invalid_transition` (a state change the rules forbid) or `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictErrorEncoded"];
+                };
+            };
+        };
+    };
+    "webhooks.revokePortalSession": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            revoked: true;
+                        };
                         error: null;
                     };
                 };

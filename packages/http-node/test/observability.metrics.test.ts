@@ -97,7 +97,8 @@ describe.each(testDatabases())("Prometheus scrapes the server's metrics ($name)"
   it("times each background job's pass and keeps its last success", async () => {
     const passes = await prometheus.until(
       `opsplatform_job_last_success_timestamp_seconds{instance="${instance}"}`,
-      (s) => ["obligations", "fiscal", "mail", "pulse"].every((job) => s.some((x) => x.metric.name === job))
+      // Every job's series exists from the listener's start (at 0): wait for a pass of each.
+      (s) => ["obligations", "fiscal", "mail", "pulse"].every((job) => s.some((x) => x.metric.name === job && x.value > 0))
     )
     for (const pass of passes) expect(pass.value * 1000).toBeGreaterThan(Date.now() - 10 * 60_000)
   })
