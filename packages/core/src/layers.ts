@@ -59,6 +59,7 @@ import { OAuthGrantRepo } from "./oauth/OAuthGrantRepo.ts"
 import { OAuthServer } from "./oauth/OAuthServer.ts"
 import { OAuthSessionRepo } from "./oauth/OAuthSessionRepo.ts"
 import type { Ids } from "./shared/Ids.ts"
+import { PasswordHashing } from "./shared/PasswordHashing.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
 import { Tenancy } from "./tenancy/Tenancy.ts"
@@ -191,7 +192,9 @@ export const Services = Layer.mergeAll(
     Usage.layer,
     Imports.layer
   )),
-  Layer.provideMerge(Tenancy.layer)
+  Layer.provideMerge(Tenancy.layer),
+  // The one hashing pool of the process: every service that hashes a password or PIN shares it.
+  Layer.provideMerge(PasswordHashing.layer)
 )
 
 export type DomainServices = Layer.Success<typeof Services>

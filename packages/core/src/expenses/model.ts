@@ -1,7 +1,7 @@
 import { Schema, Struct } from "effect"
 import { LocationId } from "../locations/model.ts"
 import { Filters } from "../shared/filters.ts"
-import { CurrencyCode, DecimalAmount, IsoDate, IsoDateTime, NonBlankString, Uuid } from "../shared/schemas.ts"
+import { CurrencyCode, DecimalAmount, IsoDate, IsoDateTime, isMaxChars, NonBlankString, Uuid } from "../shared/schemas.ts"
 
 /** Expense categories (decided: docs/decisions.md). */
 export const ExpenseCategory = Schema.Literals([
@@ -43,6 +43,19 @@ export const Expense = Schema.Struct({
   updated_at: IsoDateTime
 }).annotate({ identifier: "Expense" })
 export type Expense = typeof Expense.Type
+
+/** The longest external reference an expense is matched by. */
+export const MAX_EXTERNAL_REF_CHARS = 100
+
+/**
+ * An expense with the external reference an import matches it by (unique in
+ * an organization environment): stored with the expense, not part of the
+ * expense resource.
+ */
+export const ReferencedExpense = Expense.mapFields(Struct.assign({
+  external_ref: Schema.NullOr(Schema.String.check(isMaxChars(MAX_EXTERNAL_REF_CHARS)))
+}))
+export type ReferencedExpense = typeof ReferencedExpense.Type
 
 /** What a caller may set: every field but the id and the timestamps. */
 const Editable = Expense.mapFields(

@@ -5,14 +5,14 @@ import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { uniqueAsConflict } from "../shared/sql.ts"
 import { filterConditions, type FindOptions, tenantTable } from "../shared/tables.ts"
-import type { Tenant, TenantScoped } from "../shared/tenant.ts"
+import type { BatchWrites, Tenant, TenantScoped } from "../shared/tenant.ts"
 import { FleetVehicle, FleetVehicleFilter } from "./model.ts"
 
 export const fleetConflicts = {
   fleet_vehicles_plate_unique: "Another vehicle of the organization already has this plate"
 }
 
-export const FleetVehicleRow = FleetVehicle.mapFields(Struct.assign({
+const FleetVehicleRow = FleetVehicle.mapFields(Struct.assign({
   capacity_kg: NullableNumeric,
   fuel_consumption_l_per_100km: NullableNumeric,
   created_at: Timestamp,
@@ -26,12 +26,14 @@ export const FleetVehicleRow = FleetVehicle.mapFields(Struct.assign({
  * route both take that lock, so neither sees the other half done (decided:
  * docs/decisions.md, "Fleet vehicles and court cases").
  */
-export class FleetRepo extends Context.Service<FleetRepo, TenantScoped<{
+export class FleetRepo extends Context.Service<FleetRepo, TenantScoped<BatchWrites<FleetVehicle> & {
   readonly insert: (tenant: Tenant, vehicle: FleetVehicle) => Effect.Effect<void, Conflict>
   readonly update: (tenant: Tenant, vehicle: FleetVehicle) => Effect.Effect<void, Conflict>
   readonly find: (tenant: Tenant, id: string, options?: FindOptions) => Effect.Effect<Option.Option<FleetVehicle>>
   readonly list: (tenant: Tenant, filter: FleetVehicleFilter, page: PageRequest) => Effect.Effect<Page<FleetVehicle>>
   readonly remove: (tenant: Tenant, id: string) => Effect.Effect<boolean>
+  /** The tenant's vehicles with any of these plates (as stored: `normalizePlate`'s). */
+  readonly findByPlates: (tenant: Tenant, plates: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<FleetVehicle>>
 }>>()("@opsplatform/core/fleet/FleetRepo") {
   static readonly layerSql: Layer.Layer<FleetRepo, never, SqlClient.SqlClient> = Layer.effect(
     FleetRepo,
@@ -45,7 +47,15 @@ export class FleetRepo extends Context.Service<FleetRepo, TenantScoped<{
         find: (tenant, id, options) => vehicles.findById(tenant, id, options),
         list: (tenant, f, page) =>
           vehicles.page(tenant, filterConditions(sql, FleetVehicleFilter, f), page),
-        remove: (tenant, id) => Effect.map(vehicles.remove(tenant, [sql`id = ${id}`]), (n) => n > 0)
+        remove: (tenant, id) => Effect.map(vehicles.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
+        insertAll: (tenant, list) => conflicts(vehicles.insertAll(tenant, list)),
+        lockAll: (tenant, ids) => vehicles.findByIds(tenant, ids, { forUpdate: true }),
+        removeAll: (tenant, ids) => ids.length === 0 ? Effect.void : Effect.asVoid(vehicles.remove(tenant, [sql.in("id", ids)])),
+        // One JSON parameter, however many plates; the condition is the unique index's.
+        findByPlates: (tenant, plates) =>
+          plates.length === 0 ? Effect.succeed([]) : vehicles.findAll(tenant, [
+            sql`plate IN (SELECT k FROM jsonb_array_elements_text(${JSON.stringify(plates)}::jsonb) AS k)`
+          ])
       })
     })
   )

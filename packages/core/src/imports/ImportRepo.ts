@@ -1,19 +1,14 @@
 import { Context, Effect, Layer, type Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
-import { ContactRow, contactConflicts } from "../contacts/ContactRepo.ts"
-import { ExpenseRow } from "../expenses/ExpenseRepo.ts"
-import { FleetVehicleRow, fleetConflicts } from "../fleet/FleetRepo.ts"
-import { LocationRow, locationConflicts } from "../locations/LocationRepo.ts"
 import { Json, NullableTimestamp, Timestamp } from "../shared/columns.ts"
-import type { Conflict } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
-import { orDie, uniqueAsConflict } from "../shared/sql.ts"
+import { orDie } from "../shared/sql.ts"
 import { tenantTable } from "../shared/tables.ts"
 import type { Tenant, TenantScoped } from "../shared/tenant.ts"
-import { ImportColumns, ImportJob, type ImportEntity, type ImportIssue, ImportPreview } from "./model.ts"
+import { ImportColumns, ImportJob, type ImportIssue, ImportPreview } from "./model.ts"
 import type { FieldValue, RowFields } from "./rules.ts"
 
-/** A record of a target table as the import reads and writes it (the area's record; expenses with `external_ref`). */
+/** A record of a target as an apply found it (the area's record; expenses with `external_ref`), as its changes keep it. */
 export type TargetRecord = Readonly<Record<string, unknown>> & {
   readonly id: string
   readonly created_at: string
@@ -50,17 +45,6 @@ export const ImportJobRow = ImportJob.mapFields(Struct.assign({
   updated_at: Timestamp,
   finished_at: NullableTimestamp
 }))
-
-/** Expenses as imports see them: with the external reference they are matched by (not part of the expense resource). */
-export const ExpenseImportRow = ExpenseRow.mapFields(Struct.assign({ external_ref: Schema.NullOr(Schema.String) }))
-
-export const importConflicts = {
-  ...contactConflicts,
-  ...locationConflicts,
-  ...fleetConflicts,
-  expenses_external_ref_unique: "Another expense already has this external reference",
-  subscriptions_contact_id_fkey: "This contact has subscriptions; it cannot be deleted"
-}
 
 /**
  * A staged batch as text: its rows grouped by the fields they set, each group
@@ -101,11 +85,10 @@ export const fromStagedText = (text: string): Array<StagedRow> => {
 }
 
 /**
- * Storage port for import jobs and the records they write. Errors, staged
- * rows and changes belong to a job; every method reaches them through a job of
- * the tenant. The target methods read and write the tables of contacts,
- * locations, fleet vehicles and expenses with those areas' own guarantees
- * (unique VAT number, code, plate, external reference → Conflict).
+ * Storage port for import jobs: their errors, staged rows and changes belong
+ * to a job, and every method reaches them through a job of the tenant. The
+ * records an import writes are the areas' own, written through their
+ * repositories (`targets.ts`).
  */
 export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
   readonly insertJob: (tenant: Tenant, job: ImportJob) => Effect.Effect<void>
@@ -127,45 +110,12 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
   readonly dropStaged: (tenant: Tenant, jobId: string) => Effect.Effect<void>
   readonly recordChanges: (tenant: Tenant, jobId: string, changes: ReadonlyArray<ImportChange>) => Effect.Effect<void>
   readonly changes: (tenant: Tenant, jobId: string) => Effect.Effect<ReadonlyArray<ImportChange>>
-  /** The tenant's records of `entity` whose match key is among `keys`. */
-  readonly findTargets: (tenant: Tenant, entity: ImportEntity, keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TargetRecord>>
-  /** The tenant's records of `entity` with these ids, locked until the transaction ends. */
-  readonly lockTargets: (tenant: Tenant, entity: ImportEntity, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TargetRecord>>
-  readonly insertTargets: (tenant: Tenant, entity: ImportEntity, records: ReadonlyArray<TargetRecord>) => Effect.Effect<void, Conflict>
-  readonly updateTarget: (tenant: Tenant, entity: ImportEntity, record: TargetRecord) => Effect.Effect<void, Conflict>
-  readonly deleteTargets: (tenant: Tenant, entity: ImportEntity, ids: ReadonlyArray<string>) => Effect.Effect<void, Conflict>
 }>>()("@opsplatform/core/imports/ImportRepo") {
   static readonly layerSql: Layer.Layer<ImportRepo, never, SqlClient.SqlClient> = Layer.effect(
     ImportRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const conflicts = uniqueAsConflict(importConflicts)
       const jobs = tenantTable(sql, { name: "import_jobs", row: ImportJobRow, fixed: ["created_at"] })
-      // The targets, each read and written through its area's row schema.
-      const targets = {
-        contacts: tenantTable(sql, { name: "contacts", row: ContactRow, fixed: ["fiscal_status", "fiscal_checked_at", "created_at"] }),
-        locations: tenantTable(sql, { name: "locations", row: LocationRow, fixed: ["created_at"] }),
-        fleet_vehicles: tenantTable(sql, { name: "fleet_vehicles", row: FleetVehicleRow, fixed: ["created_at"] }),
-        expenses: tenantTable(sql, { name: "expenses", row: ExpenseImportRow, fixed: ["created_at"] })
-      } as const
-      const table = (entity: ImportEntity) => targets[entity] as unknown as ReturnType<typeof tenantTable<TargetRecord>>
-      /**
-       * The records whose match key is among `keys` (one JSON parameter, not one a key), each condition on its
-       * unique index: contacts by (country, VAT number), locations by lower(code), vehicles by plate, expenses by reference.
-       */
-      const keyIn = (entity: ImportEntity, keys: ReadonlyArray<string>) => {
-        const list = sql`jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb)`
-        switch (entity) {
-          case "contacts":
-            return sql`(country, vat_number) IN (SELECT split_part(k, ':', 1), substr(k, strpos(k, ':') + 1) FROM ${list} AS k)`
-          case "locations":
-            return sql`lower(code) IN (SELECT k FROM ${list} AS k)`
-          case "fleet_vehicles":
-            return sql`plate IN (SELECT k FROM ${list} AS k)`
-          case "expenses":
-            return sql`external_ref IN (SELECT k FROM ${list} AS k)`
-        }
-      }
       const ofJob = (tenant: Tenant, jobId: string) =>
         sql`job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs j WHERE j.id = ${jobId}
           AND j.organization_id = ${tenant.organizationId} AND j.environment = ${tenant.environment})`
@@ -226,23 +176,7 @@ export class ImportRepo extends Context.Service<ImportRepo, TenantScoped<{
                 before: (typeof r.before === "string" ? JSON.parse(r.before) : r.before) as TargetRecord | null
               }))
             )
-          ),
-        findTargets: (tenant, entity, keys) =>
-          keys.length === 0
-            ? Effect.succeed([])
-            : table(entity).findAll(tenant, [keyIn(entity, keys)]),
-        lockTargets: (tenant, entity, ids) =>
-          ids.length === 0
-            ? Effect.succeed([])
-            : table(entity).all(sql`SELECT * FROM ${table(entity).name} WHERE ${
-              table(entity).where(tenant, [sql.in("id", ids)])
-            } ORDER BY id FOR UPDATE`),
-        insertTargets: (tenant, entity, records) => conflicts(table(entity).insertAll(tenant, records)),
-        updateTarget: (tenant, entity, record) => conflicts(table(entity).update(tenant, record)).pipe(Effect.asVoid),
-        deleteTargets: (tenant, entity, ids) =>
-          ids.length === 0 ? Effect.void : conflicts(
-            sql`DELETE FROM ${table(entity).name} WHERE ${table(entity).where(tenant, [sql.in("id", ids)])}`
-          ).pipe(Effect.asVoid)
+          )
       })
     })
   )

@@ -1,6 +1,9 @@
 import { Clock, Context, Effect, Fiber, Layer, Stream } from "effect"
-import { event, freshEventId } from "../events/catalog.ts"
-import { Outbox } from "../events/Outbox.ts"
+import type { ContactRepo } from "../contacts/ContactRepo.ts"
+import type { Outbox } from "../events/Outbox.ts"
+import type { ExpenseRepo } from "../expenses/ExpenseRepo.ts"
+import type { FleetRepo } from "../fleet/FleetRepo.ts"
+import type { LocationRepo } from "../locations/LocationRepo.ts"
 import { Conflict, InvalidTransition, type NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
@@ -26,7 +29,8 @@ import {
   PARSE_LEASE_MS,
   SAMPLE_SIZE
 } from "./model.ts"
-import { entitySpecs, type FieldValue, matchKey, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
+import { entitySpecs, matchKey, presets, resolveColumns, rowTexts, type RowFields, showValue } from "./rules.ts"
+import { type ImportTarget, importTargets } from "./targets.ts"
 
 /** A CSV file opened for reading: what was detected, and its records (the header first). */
 export interface CsvFile {
@@ -55,16 +59,6 @@ const IN_FLIGHT = 2
 /** How often a parse writes its progress (`processed_rows`, and the heartbeat `updated_at`) to the job. */
 const PROGRESS_SAVE_MS = 250
 
-const defaults: Readonly<Record<ImportEntity, Readonly<Record<string, FieldValue>>>> = {
-  contacts: {
-    kind: "customer", country: "RO", vat_number: null, registration_number: null, address: null, email: null, phone: null,
-    fiscal_status: null, fiscal_checked_at: null
-  },
-  locations: { code: null, vertical_type: "other", is_primary: false, address: null, latitude: null, longitude: null },
-  fleet_vehicles: { make: null, model: null, capacity_kg: null, capacity_parcels: null, fuel_consumption_l_per_100km: null, active: true },
-  expenses: { status: "draft", category: "other", currency: "RON", location_id: null, external_ref: null }
-}
-
 /** Whether every text of the row is empty. */
 const allEmpty = (raw: Readonly<Record<string, string>>): boolean => {
   for (const k in raw) if (raw[k] !== "") return false
@@ -72,7 +66,7 @@ const allEmpty = (raw: Readonly<Record<string, string>>): boolean => {
 }
 
 /** The fields the row would change on `current`. */
-const changedFields = (current: TargetRecord, fields: RowFields): ReadonlyArray<string> =>
+const changedFields = (current: Readonly<Record<string, unknown>>, fields: RowFields): ReadonlyArray<string> =>
   Object.entries(fields).filter(([k, v]) => (current[k] ?? null) !== v).map(([k]) => k)
 
 const sample = (row: StagedRow): ImportSample => ({
@@ -95,7 +89,8 @@ const emptyPreview = { news: 0, updates: 0, skips: 0, errors: 0, samples: { news
  * CSV imports into contacts, locations, fleet vehicles and expenses: a job
  * parses its file into a preview (nothing written to the targets), an apply
  * writes every valid row in one transaction and records what it did, a revert
- * undoes exactly that. Decisions: docs/decisions.md, "Imports".
+ * undoes exactly that. The targets are read and written through their areas'
+ * repositories (`targets.ts`). Decisions: docs/decisions.md, "Imports".
  */
 export class Imports extends Context.Service<Imports, {
   /** Creates the job and parses the file into its preview; a file that cannot be read leaves a failed job. */
@@ -111,20 +106,28 @@ export class Imports extends Context.Service<Imports, {
   readonly apply: (tenant: Tenant, id: string, onProgress?: OnProgress) => Effect.Effect<ImportJob, NotFound | InvalidTransition | Conflict>
   readonly revert: (tenant: Tenant, id: string) => Effect.Effect<ImportJob, NotFound | InvalidTransition | Conflict>
 }>()("@opsplatform/core/imports/Imports") {
-  static readonly layer: Layer.Layer<Imports, never, ImportRepo | Ids | Transactor | Outbox> = Layer.effect(
+  static readonly layer: Layer.Layer<
+    Imports,
+    never,
+    ImportRepo | ContactRepo | LocationRepo | FleetRepo | ExpenseRepo | Ids | Transactor | Outbox
+  > = Layer.effect(
     Imports,
     Effect.gen(function*() {
       const repo = yield* ImportRepo
+      const targets = yield* importTargets
       const ids = yield* Ids
       const tx = yield* Transactor
-      const outbox = yield* Outbox
-      const eventId = Effect.map(ids.uuid, freshEventId)
       const find = (tenant: Tenant, id: string) => findOr404("import job", id, (id) => repo.findJob(tenant, id))
       const get = (tenant: Tenant, id: string) => Effect.flatMap(find(tenant, id), (job) => settle(tenant, job))
       /** The tenant's records these rows match, by match key (rows without a key match none). */
-      const existingFor = (tenant: Tenant, entity: ImportEntity, rows: ReadonlyArray<StagedRow>) =>
-        Effect.map(repo.findTargets(tenant, entity, rows.flatMap((r) => r.key === null ? [] : [r.key])), (found) => {
-          const existing = new Map<string, TargetRecord>()
+      const existingFor = <A extends TargetRecord>(
+        tenant: Tenant,
+        entity: ImportEntity,
+        target: ImportTarget<A>,
+        rows: ReadonlyArray<StagedRow>
+      ) =>
+        Effect.map(target.find(tenant, rows.flatMap((r) => r.key === null ? [] : [r.key])), (found) => {
+          const existing = new Map<string, A>()
           for (const r of found) {
             const key = matchKey(entity, r)
             if (key !== null) existing.set(key, r)
@@ -246,7 +249,7 @@ export class Imports extends Context.Service<Imports, {
           const write = (valid: ReadonlyArray<StagedRow>, issues: ReadonlyArray<ImportIssue>, firstIssue: number) =>
             Effect.map(
               Effect.all([
-                existingFor(tenant, job.entity, valid),
+                targets.use<Effect.Effect<ReadonlyMap<string, TargetRecord>>>(job.entity, (target) => existingFor(tenant, job.entity, target, valid)),
                 repo.stageRows(tenant, job.id, valid),
                 repo.addIssues(tenant, job.id, firstIssue, issues)
               ], { concurrency: "unbounded" }),
@@ -310,16 +313,88 @@ export class Imports extends Context.Service<Imports, {
           return yield* save(tenant, ready)
         })
 
-      const targetRecord = (entity: ImportEntity, fields: RowFields, id: string, now: string): TargetRecord => ({
-        ...defaults[entity],
-        ...fields,
-        id,
-        created_at: now,
-        updated_at: now
-      })
+      /**
+       * Writes the job's staged rows, a batch at a time, through the target: each row re-matched against the
+       * records as they are now, created, updated or skipped; every change recorded with what it replaced.
+       */
+      const applyRows = <A extends TargetRecord>(tenant: Tenant, job: ImportJob, target: ImportTarget<A>, now: string, progress: OnProgress) =>
+        Effect.gen(function*() {
+          let after = 0
+          let created = 0
+          let updated = 0
+          let skipped = 0
+          while (true) {
+            const rows = yield* repo.stagedRows(tenant, job.id, after)
+            if (rows.length === 0) break
+            after = rows[rows.length - 1]!.row
+            const existing = yield* existingFor(tenant, job.entity, target, rows)
+            const creates: Array<A> = []
+            const changes: Array<ImportChange> = []
+            for (const row of rows) {
+              const current = row.key === null ? undefined : existing.get(row.key)
+              if (current === undefined) {
+                const record = yield* target.create(row.fields, yield* ids.uuid, now)
+                creates.push(record)
+                changes.push({ target_id: record.id, action: "created", before: null, written_updated_at: now })
+                continue
+              }
+              const changed = changedFields(current, row.fields)
+              if (changed.length === 0) {
+                skipped++
+                continue
+              }
+              const next = yield* target.merge(current, row.fields, now)
+              yield* target.update(tenant, next)
+              changes.push({ target_id: current.id, action: "updated", before: current, written_updated_at: now })
+              updated++
+              yield* target.updated(tenant, next, changed)
+            }
+            yield* target.insertAll(tenant, creates)
+            yield* target.created(tenant, creates)
+            created += creates.length
+            yield* repo.recordChanges(tenant, job.id, changes)
+            yield* progress(created + updated + skipped)
+          }
+          return { created, updated, skipped }
+        })
 
-      const publishVehicle = (tenant: Tenant, type: "fleet_vehicle.created" | "fleet_vehicle.deleted", r: TargetRecord) =>
-        Effect.flatMap(eventId, (id) => outbox.publish(tenant, event(type, id, { id: r.id, plate: String(r.plate) })))
+      /**
+       * Undoes what the job's apply recorded, or refuses (Conflict) when a record it wrote changed or went since,
+       * or one it created is now in use: the created records removed, the updated ones restored.
+       */
+      const revertChanges = <A extends TargetRecord>(tenant: Tenant, job: ImportJob, target: ImportTarget<A>) =>
+        Effect.gen(function*() {
+          const changes = yield* repo.changes(tenant, job.id)
+          const current = new Map<string, A>()
+          for (let i = 0; i < changes.length; i += BATCH) {
+            const locked = yield* target.lockAll(tenant, changes.slice(i, i + BATCH).map((c) => c.target_id))
+            for (const r of locked) current.set(r.id, r)
+          }
+          const changedSince = changes.filter((c) => current.get(c.target_id)?.updated_at !== c.written_updated_at)
+          if (changedSince.length > 0) {
+            const named = changedSince.slice(0, 5).map((c) => c.target_id).join(", ")
+            return yield* new Conflict({
+              reason: `${changedSince.length} record${changedSince.length === 1 ? "" : "s"} of ${job.entity} changed or went ` +
+                `since the import was applied (${named}${changedSince.length > 5 ? ", …" : ""}); the revert would lose those changes`
+            })
+          }
+          const createdIds = changes.filter((c) => c.action === "created").map((c) => c.target_id)
+          for (let i = 0; i < createdIds.length; i += BATCH) {
+            yield* target.removeAll(tenant, createdIds.slice(i, i + BATCH)).pipe(
+              // A created record that other records now refer to (a contact on an invoice) stays, and so does everything else.
+              Effect.mapError((e) =>
+                new Conflict({
+                  reason: `The revert would delete ${job.entity} this import created that are now in use: ${e.reason}. ` +
+                    `Nothing was reverted.`
+                })
+              )
+            )
+          }
+          for (const c of changes) {
+            if (c.action === "updated" && c.before !== null) yield* target.update(tenant, yield* target.restore(c.before))
+            if (c.action === "created") yield* target.removed(tenant, current.get(c.target_id)!)
+          }
+        })
 
       return Imports.of({
         create: Effect.fn("Imports.create")(function*(tenant, input, file, onProgress) {
@@ -383,47 +458,7 @@ export class Imports extends Context.Service<Imports, {
               return yield* new InvalidTransition({ resource: "import job", from: job.status, to: "running" })
             }
             const now = yield* nowIso
-            let after = 0
-            let created = 0
-            let updated = 0
-            let skipped = 0
-            while (true) {
-              const rows = yield* repo.stagedRows(tenant, job.id, after)
-              if (rows.length === 0) break
-              after = rows[rows.length - 1]!.row
-              const existing = yield* existingFor(tenant, job.entity, rows)
-              const creates: Array<TargetRecord> = []
-              const changes: Array<ImportChange> = []
-              for (const row of rows) {
-                const current = row.key === null ? undefined : existing.get(row.key)
-                if (current === undefined) {
-                  const record = targetRecord(job.entity, row.fields, yield* ids.uuid, now)
-                  creates.push(record)
-                  changes.push({ target_id: record.id, action: "created", before: null, written_updated_at: now })
-                  continue
-                }
-                const changed = changedFields(current, row.fields)
-                if (changed.length === 0) {
-                  skipped++
-                  continue
-                }
-                const next: TargetRecord = { ...current, ...row.fields, updated_at: now }
-                yield* repo.updateTarget(tenant, job.entity, next)
-                changes.push({ target_id: current.id, action: "updated", before: current, written_updated_at: now })
-                updated++
-                if (job.entity === "fleet_vehicles") {
-                  yield* outbox.publish(
-                    tenant,
-                    event("fleet_vehicle.updated", yield* eventId, { id: current.id, plate: String(next.plate), changed_fields: changed })
-                  )
-                }
-              }
-              yield* repo.insertTargets(tenant, job.entity, creates)
-              if (job.entity === "fleet_vehicles") yield* Effect.forEach(creates, (r) => publishVehicle(tenant, "fleet_vehicle.created", r))
-              created += creates.length
-              yield* repo.recordChanges(tenant, job.id, changes)
-              yield* progress(created + updated + skipped)
-            }
+            const { created, skipped, updated } = yield* targets.use(job.entity, (target) => applyRows(tenant, job, target, now, progress))
             yield* repo.dropStaged(tenant, job.id)
             const done: ImportJob = {
               ...job,
@@ -454,38 +489,7 @@ export class Imports extends Context.Service<Imports, {
             if (job.status !== "completed") {
               return yield* new InvalidTransition({ resource: "import job", from: job.status, to: "reverted" })
             }
-            const changes = yield* repo.changes(tenant, job.id)
-            const current = new Map<string, TargetRecord>()
-            for (let i = 0; i < changes.length; i += BATCH) {
-              const locked = yield* repo.lockTargets(tenant, job.entity, changes.slice(i, i + BATCH).map((c) => c.target_id))
-              for (const r of locked) current.set(r.id, r)
-            }
-            const changedSince = changes.filter((c) => current.get(c.target_id)?.updated_at !== c.written_updated_at)
-            if (changedSince.length > 0) {
-              const named = changedSince.slice(0, 5).map((c) => c.target_id).join(", ")
-              return yield* new Conflict({
-                reason: `${changedSince.length} record${changedSince.length === 1 ? "" : "s"} of ${job.entity} changed or went ` +
-                  `since the import was applied (${named}${changedSince.length > 5 ? ", …" : ""}); the revert would lose those changes`
-              })
-            }
-            const createdIds = changes.filter((c) => c.action === "created").map((c) => c.target_id)
-            for (let i = 0; i < createdIds.length; i += BATCH) {
-              yield* repo.deleteTargets(tenant, job.entity, createdIds.slice(i, i + BATCH)).pipe(
-                // A created record that other records now refer to (a contact on an invoice) stays, and so does everything else.
-                Effect.mapError((e) =>
-                  new Conflict({
-                    reason: `The revert would delete ${job.entity} this import created that are now in use: ${e.reason}. ` +
-                      `Nothing was reverted.`
-                  })
-                )
-              )
-            }
-            for (const c of changes) {
-              if (c.action === "updated" && c.before !== null) yield* repo.updateTarget(tenant, job.entity, c.before)
-              if (job.entity === "fleet_vehicles" && c.action === "created") {
-                yield* publishVehicle(tenant, "fleet_vehicle.deleted", current.get(c.target_id)!)
-              }
-            }
+            yield* targets.use(job.entity, (target) => revertChanges(tenant, job, target))
             const reverted: ImportJob = { ...job, status: "reverted", reverted_at: yield* nowIso }
             return yield* save(tenant, reverted)
           }))

@@ -1,6 +1,8 @@
 import { normalizePlate, plateIssue } from "../fleet/rules.ts"
 import { currencyCodes } from "../shared/currencies.ts"
 import { normalizeVatNumber, vatNumberIssue } from "../contacts/rules.ts"
+import { MAX_EXTERNAL_REF_CHARS } from "../expenses/model.ts"
+import { isDateInRange } from "../shared/limits.ts"
 import { exceedsCharacters, isCalendarDate } from "../shared/schemas.ts"
 import type { ImportEntity, ImportIssue, ImportPreset } from "./model.ts"
 
@@ -65,7 +67,7 @@ export const parseNumber = (text: string): number | undefined => {
   return Number(t)
 }
 
-/** `YYYY-MM-DD` from dd.mm.yyyy, dd/mm/yyyy, dd-mm-yyyy or ISO (with or without a time). */
+/** `YYYY-MM-DD` from dd.mm.yyyy, dd/mm/yyyy, dd-mm-yyyy or ISO (with or without a time), within the API's dates (`IsoDate`). */
 export const parseDate = (text: string): string | undefined => {
   const t = text.trim()
   const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$/.exec(t)
@@ -75,7 +77,7 @@ export const parseDate = (text: string): string | undefined => {
     : ro !== null
     ? `${ro[3]}-${ro[2]!.padStart(2, "0")}-${ro[1]!.padStart(2, "0")}`
     : undefined
-  return date !== undefined && isCalendarDate(date) ? date : undefined
+  return date !== undefined && isCalendarDate(date) && isDateInRange(date) ? date : undefined
 }
 
 const truthy = new Set(["da", "yes", "true", "1", "x", "y", "d", "activ", "active"])
@@ -378,7 +380,9 @@ const expenses: EntitySpec = {
     let key: string | null = null
     if (raw.external_ref !== undefined) {
       if (raw.external_ref === "") b.fields.external_ref = null
-      else if (exceedsCharacters(raw.external_ref, 100)) b.issue("external_ref", "must be at most 100 characters")
+      else if (exceedsCharacters(raw.external_ref, MAX_EXTERNAL_REF_CHARS)) {
+        b.issue("external_ref", `must be at most ${MAX_EXTERNAL_REF_CHARS} characters`)
+      }
       else {
         b.fields.external_ref = raw.external_ref
         key = matchKey("expenses", b.fields)

@@ -146,6 +146,8 @@ export interface TenantTable<A> {
     options?: FindOptions
   ) => Effect.Effect<Option.Option<A>>
   readonly findById: (tenant: Tenant, id: string, options?: FindOptions) => Effect.Effect<Option.Option<A>>
+  /** The tenant's rows with these ids, in id order (locked until the transaction ends with `forUpdate`). */
+  readonly findByIds: (tenant: Tenant, ids: ReadonlyArray<string>, options?: FindOptions) => Effect.Effect<ReadonlyArray<A>>
   readonly findAll: (
     tenant: Tenant,
     conditions: ReadonlyArray<Statement.Fragment>,
@@ -166,6 +168,12 @@ export interface TenantTable<A> {
   ) => Effect.Effect<boolean, SqlError.SqlError>
   /** Deletes the tenant's rows matching `conditions`; how many went. */
   readonly remove: (tenant: Tenant, conditions: ReadonlyArray<Statement.Fragment>) => Effect.Effect<number>
+  /**
+   * The tenant's rows, counted under a transaction-scoped lock of this table
+   * and tenant: inside a transaction, an insert after the count is seen by
+   * every other count waiting on the lock (a cap holds under concurrency).
+   */
+  readonly countLocked: (tenant: Tenant) => Effect.Effect<number>
   /** Runs a statement over this table whose rows the caller scoped with `where`, decoded. */
   readonly all: (statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>>
   readonly one: (statement: Statement.Statement<unknown>) => Effect.Effect<Option.Option<A>>
@@ -193,6 +201,12 @@ export const tenantTable = <A extends { readonly id: string }>(
     where,
     find,
     findById: (tenant, id, options) => find(tenant, [sql`id = ${id}`], options),
+    findByIds: (tenant, ids, options) =>
+      ids.length === 0 ? Effect.succeed([]) : base.all(
+        sql`SELECT ${base.select} FROM ${base.name} WHERE ${where(tenant, [sql.in("id", ids)])} ORDER BY id ${
+          options?.forUpdate ? sql`FOR UPDATE` : sql``
+        }`
+      ),
     findAll: (tenant, conditions, orderBy) =>
       base.all(
         sql`SELECT ${base.select} FROM ${base.name} WHERE ${where(tenant, conditions)} ${
@@ -216,6 +230,12 @@ export const tenantTable = <A extends { readonly id: string }>(
       orDie(sql`DELETE FROM ${base.name} WHERE ${where(tenant, conditions)} RETURNING id`).pipe(
         Effect.map((rows) => rows.length)
       ),
+    countLocked: (tenant) =>
+      orDie(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${options.name}.count:${tenant.organizationId}:${tenant.environment}`}, 0))`
+        const [row] = yield* sql<{ readonly count: string | number }>`SELECT count(*) AS count FROM ${base.name} WHERE ${where(tenant)}`
+        return Number(row?.count ?? 0)
+      })),
     all: base.all,
     one: base.one
   }

@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
+import type { Conflict } from "./errors.ts"
 
 export const Environment = Schema.Literals(["live", "sandbox"])
 export type Environment = typeof Environment.Type
@@ -24,4 +25,20 @@ export type TenantScoped<Shape, CrossTenant extends keyof Shape = never> = {
   readonly [K in keyof Shape]: K extends CrossTenant ? Shape[K]
     : Shape[K] extends (tenant: Tenant, ...args: infer _Args) => infer _R ? Shape[K]
     : `${K & string} must take the Tenant as its first parameter, or be listed as cross-tenant`
+}
+
+/**
+ * What a writer of many records at once (an import) asks of an area's
+ * repository besides its own `insert` and `update`, in the caller's
+ * transaction: a batch inserted in one statement, records locked by id, and
+ * records removed — each with the area's own guarantees (a unique key, or a
+ * reference that refuses a delete, is a Conflict).
+ */
+export interface BatchWrites<A> {
+  /** Inserts every record in one statement; nothing for none. */
+  readonly insertAll: (tenant: Tenant, records: ReadonlyArray<A>) => Effect.Effect<void, Conflict>
+  /** The tenant's records with these ids, in id order, locked until the transaction ends. */
+  readonly lockAll: (tenant: Tenant, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<A>>
+  /** Removes the tenant's records with these ids, all or none. */
+  readonly removeAll: (tenant: Tenant, ids: ReadonlyArray<string>) => Effect.Effect<void, Conflict>
 }

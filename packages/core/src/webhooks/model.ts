@@ -295,6 +295,8 @@ export const ClaimedDelivery = Schema.Struct({
   url: Schema.String,
   eventId: Schema.String,
   eventType: Schema.String,
+  /** When the event was published (ISO 8601): the first attempt's delay is measured from it. */
+  eventCreatedAt: Schema.String,
   /** The exact body to send. */
   payload: Schema.String,
   /** Attempts used of the current budget before this claim. */

@@ -71,6 +71,8 @@ describe("values", () => {
     expect(parseDate("05-03-2026")).toBe("2026-03-05")
     expect(parseDate("2026-03-05T10:00:00Z")).toBe("2026-03-05")
     expect(parseDate("30.02.2026")).toBeUndefined()
+    // Year 0 is a calendar date but not one of the API's (IsoDate): an expense could not hold it.
+    expect(parseDate("01.01.0000")).toBeUndefined()
     expect(parseDate("2026/03/05")).toBeUndefined()
     expect(parseDate("soon")).toBeUndefined()
   })

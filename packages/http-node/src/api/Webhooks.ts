@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { WebhookModel } from "@opsplatform/core"
-import { ConflictError, NotFoundError } from "./errors.ts"
+import { ConflictError, NotFoundError, RateLimitedError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { carriesSecret } from "./idempotency.ts"
 import { scope } from "./security.ts"
@@ -38,8 +38,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     }).pipe(scope("webhooks:read")),
     HttpApiEndpoint.post("create", "/webhooks", {
       payload: WebhookModel.WebhookSubscriptionCreate,
-      success: Envelope(WebhookModel.WebhookSubscriptionWithSecret).pipe(HttpApiSchema.status(201))
-    }).pipe(scope("webhooks:write"), carriesSecret),
+      success: Envelope(WebhookModel.WebhookSubscriptionWithSecret).pipe(HttpApiSchema.status(201)),
+      error: ConflictError
+    }).annotate(OpenApi.Description, "At most `OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS` (20) per organization environment; past it, 409 `conflict`.")
+      .pipe(scope("webhooks:write"), carriesSecret),
     HttpApiEndpoint.get("get", "/webhooks/:id", {
       params: idParams,
       success: Envelope(WebhookModel.WebhookSubscription),
@@ -80,8 +82,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("test", "/webhooks/:id/test", {
       params: idParams,
       success: Envelope(WebhookModel.WebhookTestResult).pipe(HttpApiSchema.status(202)),
-      error: [NotFoundError, ConflictError]
-    }).pipe(scope("webhooks:write")),
+      error: [NotFoundError, ConflictError, RateLimitedError]
+    }).annotate(OpenApi.Description, "At most `OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN` (10) a minute per organization environment; " +
+      "past it, 429 `rate_limited` with `Retry-After`.")
+      .pipe(scope("webhooks:write")),
     HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries", {
       params: idParams,
       query: {
@@ -106,8 +110,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       params: deliveryParams,
       payload: [WebhookModel.WebhookRedeliver, Schema.Null],
       success: HttpApiSchema.Empty(200).annotate({ description: "Scheduled: the delivery is due now. The body is empty." }),
-      error: [NotFoundError, ConflictError]
-    }).pipe(scope("webhooks:write"))
+      error: [NotFoundError, ConflictError, RateLimitedError]
+    }).annotate(OpenApi.Description, "At most `OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN` (60) a minute per organization environment; " +
+      "past it, 429 `rate_limited` with `Retry-After`.")
+      .pipe(scope("webhooks:write"))
   )
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",

@@ -356,7 +356,12 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         Effect.map(offeredTypes(s.access), (offered) => show(s, 400, s.t.newTitle, newSubscriptionBody(s.view, offered, values, e)))
       if (Result.isFailure(decoded) || Object.keys(errors).length > 0) return yield* again(errors)
       const created = yield* Effect.result(webhooks.create(s.access.tenant, decoded.success))
-      if (Result.isFailure(created)) return yield* again(fieldErrors(s.t, s.access, values, created.failure.details))
+      if (Result.isFailure(created)) {
+        const failed = created.failure
+        // A cap the environment has reached (409) is no field's fault: the page says so.
+        if (failed._tag === "Conflict") return failure(s, failed.status, failed.reason)
+        return yield* again(fieldErrors(s.t, s.access, values, failed.details))
+      }
       return yield* subscriptionPage(s, created.success.id, 201, {
         notices: [{ kind: "success", text: s.t.created }],
         revealed: { secret: { signing_scheme: created.success.signing_scheme, secret: created.success.secret, public_key: created.success.public_key } }

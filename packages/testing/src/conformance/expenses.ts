@@ -40,6 +40,38 @@ export const expenseRepoConformance = (name: string, storage: Layer.Layer<CoreLa
           assert.isTrue(Option.isNone(yield* repo.find(org.sandbox, e.id)))
         }))
 
+      it.effect("writes batches with their external references, unique in a tenant and never part of the expense read back", () =>
+        Effect.gen(function*() {
+          const repo = yield* ExpenseRepo
+          const ids = yield* Ids
+          const org = yield* freshOrganization
+          const at = timestamps(3)
+          const rows = [
+            { ...expense(yield* ids.uuid, at[0]!), external_ref: "F-1" },
+            { ...expense(yield* ids.uuid, at[1]!), external_ref: null },
+            { ...expense(yield* ids.uuid, at[2]!, { description: "Toll" }), external_ref: "F-2" }
+          ]
+          yield* repo.insertAll(org.live, rows)
+          const { external_ref: _, ...plain } = rows[0]!
+          assert.deepStrictEqual(yield* repo.find(org.live, rows[0]!.id), Option.some(plain))
+          assert.deepStrictEqual((yield* repo.findByExternalRefs(org.live, ["F-2", "F-9"])).map((e) => [e.id, e.external_ref]), [[rows[2]!.id, "F-2"]])
+          const sorted = [...rows].sort((a, b) => a.id.localeCompare(b.id))
+          assert.deepStrictEqual(yield* repo.lockAll(org.live, rows.map((r) => r.id)), sorted)
+          // An update of the expense keeps its reference.
+          yield* repo.update(org.live, { ...plain, amount: "1.00" })
+          assert.deepStrictEqual((yield* repo.findByExternalRefs(org.live, ["F-1"])).map((e) => [e.amount, e.external_ref]), [["1.00", "F-1"]])
+          const taken = yield* Effect.flip(repo.insertAll(org.live, [{ ...expense(yield* ids.uuid, at[0]!), external_ref: "F-1" }]))
+          assert.strictEqual(taken.reason, "Another expense already has this external reference")
+          // Another tenant neither sees nor removes them; the reference is free there.
+          assert.deepStrictEqual(yield* repo.findByExternalRefs(org.sandbox, ["F-1"]), [])
+          assert.deepStrictEqual(yield* repo.lockAll(org.sandbox, rows.map((r) => r.id)), [])
+          yield* repo.removeAll(org.sandbox, rows.map((r) => r.id))
+          yield* repo.insertAll(org.sandbox, [{ ...expense(yield* ids.uuid, at[0]!), external_ref: "F-1" }])
+          yield* repo.removeAll(org.live, [rows[0]!.id, rows[2]!.id])
+          assert.deepStrictEqual((yield* repo.lockAll(org.live, rows.map((r) => r.id))).map((e) => e.id), [rows[1]!.id])
+          assert.deepStrictEqual(yield* repo.findByExternalRefs(org.live, ["F-1", "F-2"]), [])
+        }))
+
       it.effect("filters by status, category, currency and an inclusive date range", () =>
         Effect.gen(function*() {
           const repo = yield* ExpenseRepo

@@ -7,6 +7,10 @@ import { ImportRepo } from "@opsplatform/core/imports/ImportRepo"
 import { type CsvFile, Imports } from "@opsplatform/core/imports/Imports"
 import { type ImportJob, ImportJobId, PARSE_LEASE_MS } from "@opsplatform/core/imports/model"
 import { Invoices } from "@opsplatform/core/invoices/Invoices"
+import type { OutboxEvent } from "@opsplatform/core/events/catalog"
+import { Outbox } from "@opsplatform/core/events/Outbox"
+import { ExpenseRepo } from "@opsplatform/core/expenses/ExpenseRepo"
+import { FleetRepo } from "@opsplatform/core/fleet/FleetRepo"
 import { LocationRepo } from "@opsplatform/core/locations/LocationRepo"
 import { Ids } from "@opsplatform/core/shared/Ids"
 import { pageRequest } from "@opsplatform/core/shared/pagination"
@@ -140,17 +144,27 @@ export const importsServiceConformance = (name: string, storage: Storage) => {
   const FAIL_AT = 1500
   let failing = false
   const failingInserts = Layer.effect(
-    ImportRepo,
-    Effect.map(ImportRepo, (repo) =>
-      ImportRepo.of({
+    ContactRepo,
+    Effect.map(ContactRepo, (repo) =>
+      ContactRepo.of({
         ...repo,
-        insertTargets: (tenant, entity, records) =>
-          Effect.flatMap(repo.insertTargets(tenant, entity, records), () =>
+        insertAll: (tenant, records) =>
+          Effect.flatMap(repo.insertAll(tenant, records), () =>
             failing && records.length > 0 ? Effect.die(new Error("the store failed mid-apply")) : Effect.void)
       }))
   )
+  /** What the imports published, in order: their events are the areas' own, written in the apply's transaction. */
+  const published: Array<OutboxEvent> = []
+  const recordingOutbox = Layer.effect(
+    Outbox,
+    Effect.map(Outbox, (outbox) =>
+      Outbox.of({
+        ...outbox,
+        publish: (tenant, e) => Effect.tap(outbox.publish(tenant, e), () => Effect.sync(() => void published.push(e)))
+      }))
+  )
   const services = Layer.mergeAll(Contacts.layer, Invoices.layer).pipe(
-    Layer.provideMerge(Imports.layer.pipe(Layer.provide(failingInserts))),
+    Layer.provideMerge(Imports.layer.pipe(Layer.provide(Layer.mergeAll(failingInserts, recordingOutbox)))),
     Layer.provideMerge(storage)
   )
   const header = ["Denumire", "CUI", "Adresa"]
@@ -290,6 +304,54 @@ export const importsServiceConformance = (name: string, storage: Storage) => {
           assert.deepStrictEqual([second.imported_count, second.updated_count], [0, 1])
           yield* imports.revert(org.live, second.id)
           assert.deepStrictEqual(yield* listed(), after)
+        }))
+
+      it.effect("vehicles match by plate and publish their events; expenses match by a reference the expense never shows; reverts restore both", () =>
+        Effect.gen(function*() {
+          const imports = yield* Imports
+          const fleet = yield* FleetRepo
+          const expenses = yield* ExpenseRepo
+          const org = yield* freshOrganization
+          const run = (entity: "fleet_vehicles" | "expenses", rows: ReadonlyArray<ReadonlyArray<string>>) =>
+            Effect.flatMap(imports.create(org.live, { entity, source: "upload" }, csvRows(rows)), (j) => imports.apply(org.live, j.id))
+          const page = yield* pageRequest({})
+          const vehicles = () => Effect.map(fleet.list(org.live, {}, page), (listed) => listed.items.map((v) => `${v.plate}:${v.make}`).sort())
+          const eventsFrom = published.length
+          const vehicleHeader = ["Nr. înmatriculare", "Combustibil", "Marca"]
+          const first = yield* run("fleet_vehicles", [vehicleHeader, ["B 123 ABC", "motorină", "Dacia"], ["CJ-12-XYZ", "benzină", "Ford"]])
+          assert.deepStrictEqual(yield* vehicles(), ["B123ABC:Dacia", "CJ12XYZ:Ford"])
+          const second = yield* run("fleet_vehicles", [vehicleHeader, ["b-123-abc", "motorină", "Renault"]])
+          assert.deepStrictEqual([second.imported_count, second.updated_count], [0, 1])
+          assert.deepStrictEqual(yield* vehicles(), ["B123ABC:Renault", "CJ12XYZ:Ford"])
+          yield* imports.revert(org.live, second.id)
+          assert.deepStrictEqual(yield* vehicles(), ["B123ABC:Dacia", "CJ12XYZ:Ford"])
+          yield* imports.revert(org.live, first.id)
+          assert.deepStrictEqual(yield* vehicles(), [])
+          // Created and updated in the apply's order; the revert deletes in its own (by id).
+          const events = published.slice(eventsFrom).map((e) => `${e.type}:${e.data.plate}:${e.data.changed_fields ?? ""}`)
+          assert.deepStrictEqual(events.slice(0, 3), [
+            "fleet_vehicle.created:B123ABC:",
+            "fleet_vehicle.created:CJ12XYZ:",
+            "fleet_vehicle.updated:B123ABC:make"
+          ])
+          assert.deepStrictEqual(events.slice(3).sort(), ["fleet_vehicle.deleted:B123ABC:", "fleet_vehicle.deleted:CJ12XYZ:"])
+
+          const header = ["Nr. document", "Descriere", "Suma", "Data"]
+          const bought = yield* run("expenses", [header, ["F-1", "Motorină Ploiești", "1.234,56", "05.03.2026"], ["", "Fără referință", "10", "2026-03-06"]])
+          assert.strictEqual(bought.imported_count, 2)
+          const listed = (yield* expenses.list(org.live, {}, page)).items
+          assert.deepStrictEqual(listed.map((e) => [e.description, e.amount, "external_ref" in e]).sort(), [
+            ["Fără referință", "10.00", false],
+            ["Motorină Ploiești", "1234.56", false]
+          ])
+          const [referenced] = yield* expenses.findByExternalRefs(org.live, ["F-1"])
+          assert.deepStrictEqual([referenced?.external_ref, referenced?.description], ["F-1", "Motorină Ploiești"])
+          const corrected = yield* run("expenses", [header, ["F-1", "Motorină Ploiești", "1.250,00", "05.03.2026"]])
+          assert.deepStrictEqual([corrected.imported_count, corrected.updated_count], [0, 1])
+          assert.strictEqual(Option.getOrThrow(yield* expenses.find(org.live, referenced!.id)).amount, "1250.00")
+          yield* imports.revert(org.live, corrected.id)
+          assert.deepStrictEqual(yield* expenses.find(org.live, referenced!.id), Option.some(listed.find((e) => e.id === referenced!.id)!))
+          assert.deepStrictEqual(yield* expenses.findByExternalRefs(org.sandbox, ["F-1"]), [])
         }))
     })
   })

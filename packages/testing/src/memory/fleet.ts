@@ -1,10 +1,10 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { fleetConflicts, FleetRepo } from "@opsplatform/core/fleet/FleetRepo"
 import { type FleetVehicle, FleetVehicleFilter } from "@opsplatform/core/fleet/model"
 import { Conflict } from "@opsplatform/core/shared/errors"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { MemoryStore } from "./MemoryStore.ts"
-import { filterPredicates, memoryTenantTable } from "./rows.ts"
+import { filterPredicates, memoryTenantTable, sortedById } from "./rows.ts"
 
 /** The in-memory twin of `FleetRepo.layerSql`. */
 export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer.effect(
@@ -17,8 +17,9 @@ export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer
       vehicles.filter(tenant, (o) => o.id !== v.id && o.plate === v.plate).length > 0
         ? Effect.fail(new Conflict({ reason: fleetConflicts.fleet_vehicles_plate_unique }))
         : Effect.void
+    const insert = (tenant: Tenant, v: FleetVehicle) => Effect.andThen(check(tenant, v), Effect.sync(() => vehicles.insert(tenant, v)))
     return FleetRepo.of({
-      insert: (tenant, v) => Effect.andThen(check(tenant, v), Effect.sync(() => vehicles.insert(tenant, v))),
+      insert,
       update: (tenant, v) =>
         Effect.andThen(
           check(tenant, v),
@@ -38,7 +39,15 @@ export const FleetRepoMemory: Layer.Layer<FleetRepo, never, MemoryStore> = Layer
             page
           )
         ),
-      remove: (tenant, id) => Effect.sync(() => vehicles.remove(tenant, id))
+      remove: (tenant, id) => Effect.sync(() => vehicles.remove(tenant, id)),
+      insertAll: (tenant, list) => Effect.forEach(list, (v) => insert(tenant, v), { discard: true }),
+      lockAll: (tenant, ids) => Effect.sync(() => sortedById(ids.flatMap((id) => Option.toArray(vehicles.find(tenant, id))))),
+      removeAll: (tenant, ids) => Effect.sync(() => ids.forEach((id) => vehicles.remove(tenant, id))),
+      findByPlates: (tenant, plates) =>
+        Effect.sync(() => {
+          const wanted = new Set(plates)
+          return vehicles.filter(tenant, (v) => wanted.has(v.plate))
+        })
     })
   })
 )

@@ -60,6 +60,10 @@ export const memoryTenantTable = <A extends { readonly id: string; readonly crea
   }
 }
 
+/** Rows in id order, as the SQL stores lock and return them. */
+export const sortedById = <A extends { readonly id: string }>(rows: Array<A>): Array<A> =>
+  rows.sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
 /** A cell of a row, by column: the record's field of that name. */
 const cell = (row: unknown, column: string): unknown => (row as Readonly<Record<string, unknown>>)[column]
 

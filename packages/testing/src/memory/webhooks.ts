@@ -76,6 +76,7 @@ export const WebhookRepoMemory: Layer.Layer<WebhookRepo, never, MemoryStore> = L
         : [...t.secrets.values()].filter((x) => x.subscription_id === subscriptionId).sort(newestFirst)
     return WebhookRepo.of({
       insert: (tenant, s) => Effect.sync(() => t.subscriptions.insert(tenant, s)),
+      countLocked: (tenant) => Effect.sync(() => t.subscriptions.filter(tenant).length),
       update: (tenant, s) => Effect.sync(() => void t.subscriptions.update(tenant, s)),
       find: (tenant, id) => Effect.sync(() => Option.map(t.subscriptions.find(tenant, id), withExpiry)),
       list: (tenant, page) =>
@@ -204,6 +205,7 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
               eventId: d.event_id,
               eventType: d.event_type,
               payload: t.events.get(d.outbox_event_id)!.payload,
+              eventCreatedAt: t.events.get(d.outbox_event_id)!.createdAt,
               attempts: d.attempts,
               attemptNumber: next.attempt_count,
               reclaimed: d.status === "sending",
