@@ -26,7 +26,13 @@ import { useTestWebhookSettings } from "./support/webhooks.ts"
 useTestWebhookSettings({ stepMs: 200, timeoutMs: 1_500 })
 
 const images = fileURLToPath(new URL("../../../docs/images/", import.meta.url))
-const screenshotDir = process.env.UPDATE_SCREENSHOTS ? images : fs.mkdtempSync(path.join(os.tmpdir(), "portal-"))
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "portal-"))
+/** The pages the README shows, and how much of each. */
+const readmeShots: Readonly<Record<string, { readonly fullPage: boolean }>> = {
+  endpoint: { fullPage: true },
+  "delivery-failed": { fullPage: true },
+  catalog: { fullPage: false }
+}
 
 /** axe-core's serious and critical violations on the page as it is now. */
 const accessibilityIssues = async (page: Page) => {
@@ -72,14 +78,16 @@ describe("the webhook portal in Chromium", () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, locale: options.locale ?? "en-GB" })
     const page = await context.newPage()
     page.on("console", (m) => {
-      if (/Content Security Policy|Refused to/.test(m.text())) policyViolations.push(m.text())
+      if (/Content Security Policy|Refused to/.test(m.text())) policyViolations.push(`${page.url()}: ${m.text()}`)
     })
     return { context, page }
   }
 
   const scanned = async (page: Page, name: string) => {
     expect(await accessibilityIssues(page), `${name}: axe-core`).toEqual([])
-    await page.screenshot({ path: path.join(screenshotDir, `portal-${name}.png`), fullPage: false })
+    const shot = readmeShots[name]
+    const dir = shot !== undefined && process.env.UPDATE_SCREENSHOTS ? images : scratch
+    await page.screenshot({ path: path.join(dir, `portal-${name}.png`), fullPage: shot?.fullPage ?? true })
   }
 
   it("adds an endpoint, sends a test event and sees it delivered, then replays a failed delivery", async () => {
@@ -89,7 +97,6 @@ describe("the webhook portal in Chromium", () => {
     // The link is exchanged for a cookie and leaves the address bar.
     expect(new URL(page.url()).pathname).toBe("/portal/webhooks")
     expect(page.url()).not.toContain("token")
-    await expect(page.getByRole("heading", { level: 1 })).toBeDefined()
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Your endpoints")
     await scanned(page, "endpoints-empty")
 
@@ -105,7 +112,7 @@ describe("the webhook portal in Chromium", () => {
     receiver.secrets = [secret]
 
     await page.getByRole("button", { name: "Send a test event" }).click()
-    const payload = JSON.parse(await page.locator("section[aria-labelledby=test-title] pre").innerText())
+    const payload = JSON.parse(await page.locator("pre.test-payload").innerText())
     expect(payload).toMatchObject({ type: "webhook.test", environment: "sandbox", data: { organizationId: f.organizationId } })
     // The log refreshes itself while the delivery is in flight.
     await page.locator("#log .status-succeeded").first().waitFor({ timeout: 20_000 })
@@ -209,5 +216,11 @@ describe("the webhook portal in Chromium", () => {
 
   it("runs without a single Content-Security-Policy violation", () => {
     expect(policyViolations).toEqual([])
+  })
+
+  it("has the README's screenshots committed", () => {
+    for (const name of Object.keys(readmeShots)) {
+      expect(fs.existsSync(path.join(images, `portal-${name}.png`)), `docs/images/portal-${name}.png`).toBe(true)
+    }
   })
 })

@@ -1,16 +1,16 @@
-import { createHash } from "node:crypto"
 import { HttpServerResponse } from "effect/http"
 import type { OAuthModel, TenancyModel } from "@opsplatform/core"
 import { Scopes } from "@opsplatform/core"
 
+import { newNonce, pageHeaders } from "../pages/csp.ts"
+import { escape } from "../pages/html.ts"
+
 /**
  * The consent flow's HTML: sign-in, consent and error pages. No script at all;
- * one inline style block admitted by its hash. Every page refuses framing, is
- * never cached and sends no Referer (the request handle is in its address).
+ * one style block admitted by the response's nonce (the page kit's policy,
+ * pages/csp.ts). Every page refuses framing, is never cached and sends no
+ * Referer (the request handle is in its address).
  */
-
-const escape = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 const css = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2430}
@@ -30,34 +30,19 @@ button.primary{background:#1d4ed8;color:#fff}
 button.secondary{background:#fff;color:#1d4ed8}
 .muted{color:#5b6475;font-size:.9rem}
 `
-const cssHash = createHash("sha256").update(css).digest("base64")
-
-const page = (title: string, body: string) =>
+const page = (title: string, body: string, nonce: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-  `<title>${escape(title)}</title><style>${css}</style></head><body><main>${body}</main></body></html>`
+  `<title>${escape(title)}</title><style nonce="${nonce}">${css}</style></head><body><main>${body}</main></body></html>`
 
-/** Security headers of every page; `formTargets` are the origins a form on it may end up at. */
-const securityHeaders = (formTargets: ReadonlyArray<string>) => ({
-  "content-security-policy": [
-    "default-src 'none'",
-    `style-src 'sha256-${cssHash}'`,
-    `form-action 'self'${formTargets.map((o) => ` ${o}`).join("")}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'"
-  ].join("; "),
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-  pragma: "no-cache"
-})
-
-export const htmlPage = (status: number, title: string, body: string, formTargets: ReadonlyArray<string> = []) =>
-  HttpServerResponse.text(page(title, body), {
+/** A page with the kit's headers; `formTargets` are the origins a form on it may end up at. */
+export const htmlPage = (status: number, title: string, body: string, formTargets: ReadonlyArray<string> = []) => {
+  const nonce = newNonce()
+  return HttpServerResponse.text(page(title, body, nonce), {
     status,
     contentType: "text/html; charset=utf-8",
-    headers: securityHeaders(formTargets)
+    headers: pageHeaders({ nonce, formTargets, scriptless: true })
   })
+}
 
 /** The authorize request cannot go back to the app (unknown client or redirect URI): say so here, never redirect. */
 export const errorPage = (status: number, message: string) =>

@@ -16,6 +16,8 @@ export interface PolicyOptions {
   readonly frameAncestors?: ReadonlyArray<string> | undefined
   /** Origins a form on the page may post to, besides this one. */
   readonly formTargets?: ReadonlyArray<string> | undefined
+  /** A page without any script: no `script-src` at all (`default-src 'none'` refuses every script). */
+  readonly scriptless?: boolean | undefined
   /** Whether the page may fetch from its own origin (a script that refreshes part of the page). */
   readonly connectSelf?: boolean | undefined
 }
@@ -24,7 +26,7 @@ export const contentSecurityPolicy = (options: PolicyOptions): string => {
   const ancestors = options.frameAncestors ?? []
   return [
     "default-src 'none'",
-    `script-src 'nonce-${options.nonce}'`,
+    ...(options.scriptless ? [] : [`script-src 'nonce-${options.nonce}'`]),
     `style-src 'nonce-${options.nonce}'`,
     "img-src 'self' data:",
     ...(options.connectSelf ? ["connect-src 'self'"] : []),

@@ -33,7 +33,7 @@ header.site nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0;flex
 header.site nav a[aria-current=page]{font-weight:700}
 .tools{display:flex;gap:.8rem;align-items:center;flex-wrap:wrap}
 main{max-width:64rem;margin:0 auto;padding:1rem 1.5rem 3rem}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid var(--border);padding-bottom:.3rem}
+h1{font-size:1.6rem}h1 code,h2 code{font-size:inherit;background:none;padding:0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid var(--border);padding-bottom:.3rem}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{border-top:1px solid var(--border);padding:.4rem .5rem;text-align:left;vertical-align:top}
 code,pre{font:14px ui-monospace,SFMono-Regular,Menlo,monospace}

@@ -5,7 +5,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Pagination, PortalSessions, Scopes, WebhookModel, WebhookRules, Webhooks } from "@opsplatform/core"
 import { issueDetails } from "../api/schemaErrors.ts"
 import { issuerOf } from "../oauth/protocol.ts"
-import { newNonce } from "../pages/csp.ts"
+import { newNonce, pageHeaders } from "../pages/csp.ts"
 import { CSRF_FIELD, csrfMatches, csrfToken, readFormFields } from "../pages/forms.ts"
 import type { Html } from "../pages/html.ts"
 import { format, LANGUAGE_COOKIE, type Locale, negotiateLocale } from "../pages/i18n.ts"
@@ -19,6 +19,7 @@ import {
   type DeliveryLog,
   deliveryBody,
   type FieldErrors,
+  logSection,
   type FormValues,
   messageBody,
   newSubscriptionBody,
@@ -232,6 +233,21 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       }))
     })
 
+  /**
+   * The delivery log alone, for the page's script: a whole page parsed in the
+   * browser would carry a style whose nonce is not the page's.
+   */
+  const logPart = (s: Signed, id: string) =>
+    Effect.gen(function*() {
+      const subscription = yield* webhooks.get(s.access.tenant, id)
+      const log = yield* deliveryLog(s, subscription.id)
+      const types = (yield* offeredTypes(s.access)).map((e) => e.type)
+      return HttpServerResponse.text(logSection(s.view, subscription, log, types).text, {
+        contentType: "text/html; charset=utf-8",
+        headers: pageHeaders({ nonce: newNonce(), frameAncestors: s.access.frameAncestors })
+      })
+    })
+
   /** The subscription fields a form posts. */
   const formValues = (form: URLSearchParams): FormValues => ({
     url: (form.get("url") ?? "").trim(),
@@ -353,7 +369,9 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     })
   ))
 
-  yield* router.add("GET", "/portal/webhooks/:id", signedIn((s) => Effect.flatMap(idOf, ({ id }) => subscriptionPage(s, id, 200))))
+  yield* router.add("GET", "/portal/webhooks/:id", signedIn((s) =>
+    Effect.flatMap(idOf, ({ id }) => s.query.get("part") === "log" ? logPart(s, id) : subscriptionPage(s, id, 200))
+  ))
 
   yield* router.add("POST", "/portal/webhooks/:id", changing((s, form) =>
     Effect.gen(function*() {

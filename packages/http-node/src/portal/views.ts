@@ -90,9 +90,11 @@ export interface DeliveryLog {
 const deliveryStatus = (v: View, status: WebhookModel.DeliveryStatus) =>
   html`<span class="status status-${status}">${v.t[`status_${status}`]}</span>`
 
-const logSection = (v: View, s: WebhookModel.WebhookSubscription, log: DeliveryLog, types: ReadonlyArray<string>) => {
-  const inFlight = log.page.items.some((d) => d.status === "pending" || d.status === "sending")
-  return html`<section id="log" aria-labelledby="log-title"${inFlight ? html` data-refresh="${log.here}"` : ""}>
+/** The delivery log section; the page's script fetches it alone (`?part=log`) to refresh it. */
+export const logSection = (v: View, s: WebhookModel.WebhookSubscription, log: DeliveryLog, types: ReadonlyArray<string>) => {
+  // A failed delivery will be tried again: the log follows it until it succeeds or gives up.
+  const inFlight = log.page.items.some((d) => d.status === "pending" || d.status === "sending" || d.status === "failed")
+  return html`<section id="log" aria-labelledby="log-title"${inFlight ? html` data-refresh="${log.here}${log.here.includes("?") ? "&" : "?"}part=log"` : ""}>
 <h2 id="log-title">${v.t.logTitle}</h2><p>${v.t.logIntro}</p>
 <form method="get" action="${portalPaths.webhook(s.id)}" class="filters" aria-label="${v.t.logTitle}">
 <div><label for="f-status">${v.t.filterStatus}</label><select id="f-status" name="status"><option value="">${v.t.any}</option>${
@@ -157,10 +159,9 @@ ${v.access.readOnly ? "" : html`<div class="actions">${
       ? actionForm({ action: `${portalPaths.webhook(s.id)}/disable`, csrf: v.csrf, label: v.t.disable })
       : actionForm({ action: `${portalPaths.webhook(s.id)}/enable`, csrf: v.csrf, label: v.t.enable, kind: "primary" })
   }</div>`}
-${input.testPayload === undefined ? "" : html`<section aria-labelledby="test-title"><h2 id="test-title">${v.t.testTitle}</h2><pre tabindex="0">${JSON.stringify(input.testPayload, null, 2)}</pre></section>`}
-${v.access.readOnly || !s.enabled ? "" : html`<section aria-labelledby="send-test-title"><h2 id="send-test-title">${v.t.testTitle}</h2><p>${v.t.testIntro}</p>${
-    actionForm({ action: `${portalPaths.webhook(s.id)}/test`, csrf: v.csrf, label: v.t.sendTest })
-  }</section>`}
+${v.access.readOnly || !s.enabled ? "" : html`<section aria-labelledby="send-test-title"><h2 id="send-test-title">${v.t.testTitle}</h2>${
+    input.testPayload === undefined ? "" : html`<pre tabindex="0" class="test-payload">${JSON.stringify(input.testPayload, null, 2)}</pre>`
+  }<p>${v.t.testIntro}</p>${actionForm({ action: `${portalPaths.webhook(s.id)}/test`, csrf: v.csrf, label: v.t.sendTest })}</section>`}
 ${logSection(v, s, input.log, input.offered.map((e) => e.type))}
 ${secretSection(v, s, input.revealed)}
 <section aria-labelledby="details-title"><h2 id="details-title">${v.t.details}</h2>

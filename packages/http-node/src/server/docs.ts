@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiSwagger, OpenApi } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import { escape, prose as kitProse } from "../pages/html.ts"
 
 /**
  * The API reference at `/docs`: one HTML page rendered on the server from the
@@ -14,11 +15,8 @@ import { Api } from "../api/Api.ts"
 
 type Json = { readonly [key: string]: unknown }
 
-const escape = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
-
-/** The document's descriptions use backticks for code; nothing else of Markdown. */
-const prose = (text: string) => escape(text).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\n\n/g, "</p><p>")
+/** The document's descriptions use backticks for code; nothing else of Markdown (the page kit's `prose`). */
+const prose = (text: string) => kitProse(text).text
 
 const refName = (ref: string) => ref.slice(ref.lastIndexOf("/") + 1)
 

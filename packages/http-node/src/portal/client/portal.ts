@@ -3,7 +3,7 @@
  * and loaded with the page's nonce. Every page works without it; it adds:
  * a confirmation before an action that cannot be undone (without it the
  * server asks on a page of its own), copy buttons for secrets, and a delivery
- * log that refreshes itself while deliveries are in flight.
+ * log that refreshes itself while deliveries are in flight or waiting for a retry.
  */
 
 const MAX_REFRESHES = 60
@@ -49,9 +49,9 @@ const refreshLog = (round: number) => {
     fetch(source, { credentials: "same-origin", headers: { accept: "text/html" } })
       .then((response) => (response.ok ? response.text() : Promise.reject(new Error(String(response.status)))))
       .then((text) => {
-        const fresh = new DOMParser().parseFromString(text, "text/html").getElementById("log")
+        const fresh = new DOMParser().parseFromString(text, "text/html").body.firstElementChild
         const current = document.getElementById("log")
-        if (fresh === null || current === null) return
+        if (fresh === null || fresh.id !== "log" || current === null) return
         // Keep the reader's place: a control inside the log that had focus is focused again.
         const focused = document.activeElement?.id
         current.replaceWith(fresh)
