@@ -26,6 +26,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Each project resolves its own worker count, and vitest's default is one
+    // less than the cores (one on a 2-core machine: every file in turn), so
+    // the count the root configuration chose is set here, for every project.
+    maxWorkers: 3,
     setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],
     reporters: ["default"]
   }

@@ -59,12 +59,15 @@ import { OAuthGrantRepo } from "./oauth/OAuthGrantRepo.ts"
 import { OAuthServer } from "./oauth/OAuthServer.ts"
 import { OAuthSessionRepo } from "./oauth/OAuthSessionRepo.ts"
 import type { Ids } from "./shared/Ids.ts"
+import { PasswordHashing } from "./shared/PasswordHashing.ts"
 import { Transactor } from "./shared/Transactor.ts"
 import { TenancyRepo } from "./tenancy/TenancyRepo.ts"
 import { Tenancy } from "./tenancy/Tenancy.ts"
 import { DeliveryRepo } from "./webhooks/DeliveryRepo.ts"
 import { DeliverySignal } from "./webhooks/DeliverySignal.ts"
 import { WebhookFanOut } from "./webhooks/fanOut.ts"
+import { PortalSessionRepo } from "./webhooks/PortalSessionRepo.ts"
+import { PortalSessions } from "./webhooks/PortalSessions.ts"
 import { WebhookRepo } from "./webhooks/WebhookRepo.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 import { ImportRepo } from "./imports/ImportRepo.ts"
@@ -96,6 +99,7 @@ export type StoragePorts =
   | WebhookRepo
   | DeliveryRepo
   | DeliverySignal
+  | PortalSessionRepo
   | ContactRepo
   | InvoiceRepo
   | PaymentRepo
@@ -133,6 +137,7 @@ export const SqlStorage: Layer.Layer<StoragePorts, never, SqlClient.SqlClient | 
   OAuthSessionRepo.layerSql,
   WebhookRepo.layerSql,
   DeliveryRepo.layerSql,
+  PortalSessionRepo.layerSql,
   ContactRepo.layerSql,
   InvoiceRepo.layerSql,
   PaymentRepo.layerSql,
@@ -171,6 +176,7 @@ export const Services = Layer.mergeAll(
     CostingSettings.layer,
     CostComparisons.layer,
     Webhooks.layer,
+    PortalSessions.layer,
     Contacts.layer,
     Invoices.layer,
     CreditNotes.layer,
@@ -186,7 +192,9 @@ export const Services = Layer.mergeAll(
     Usage.layer,
     Imports.layer
   )),
-  Layer.provideMerge(Tenancy.layer)
+  Layer.provideMerge(Tenancy.layer),
+  // The one hashing pool of the process: every service that hashes a password or PIN shares it.
+  Layer.provideMerge(PasswordHashing.layer)
 )
 
 export type DomainServices = Layer.Success<typeof Services>

@@ -51,6 +51,7 @@ describe("the configuration's declaration", () => {
     expect(serverSettingsFrom({})).toEqual({
       port: 8080,
       publicUrl: undefined,
+      trustedProxies: [],
       jobs: { obligationsIntervalSec: 60, pulseIntervalSec: 10, fiscalCheckHour: 6, fiscalIntervalSec: 300 }
     })
   })

@@ -60,13 +60,14 @@ describe("the Node webhook transport", () => {
     }
     expect(new Set(receiver.received.slice(-5).map((r) => r.remotePort)).size).toBe(1)
     const closed = await send("http://127.0.0.1:9/hooks", true)
-    expect(closed._tag === "Failure" && closed.failure.message).toBe("Connection refused")
+    expect(closed._tag === "Failure" && closed.failure.message).toBe("Could not connect, or no answer within 2000 ms")
   })
 
   it("stops at the deadline and keeps only the first bytes of a long answer", async () => {
     receiver.answer = () => ({ status: 200, delayMs: 1_000 })
     const slow = await send(receiver.url, true, { timeoutMs: 200 })
-    expect(slow._tag === "Failure" && slow.failure.message).toBe("No answer within 200 ms")
+    // A timeout reads as a refused connection: the text tells no port's state (issue 28, item 6).
+    expect(slow._tag === "Failure" && slow.failure.message).toBe("Could not connect, or no answer within 200 ms")
     receiver.answer = () => ({ status: 500, body: "é".repeat(5_000) })
     const long = await send(receiver.url, true, { maxResponseBytes: 10 })
     expect(long._tag === "Success" && long.success.body).toBe("ééééé")

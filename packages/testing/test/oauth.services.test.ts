@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
-import { Credentials, OAuthApps, OAuthServer, OAuthSessionRepo, Secrets } from "@opsplatform/core"
+import { Credentials, OAuthApps, OAuthServer, OAuthSessionRepo, PasswordHashing, Secrets } from "@opsplatform/core"
 import { makeFixture, MemoryCore } from "@opsplatform/testing"
 
 const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -38,7 +38,7 @@ describe("OAuth services on memory storage", () => {
           codeChallenge: challenge,
           codeChallengeMethod: "S256"
         })
-        const started = yield* server.startInteraction(undefined, { app: stored, redirectUri, scopes, state: "st", codeChallenge: challenge })
+        const started = yield* server.startInteraction(undefined, "192.0.2.1", { app: stored, redirectUri, scopes, state: "st", codeChallenge: challenge })
         const anonymous = started.newSessionToken!
         const view = yield* server.viewInteraction(started.handle, anonymous)
         assert.isNull(view.user)
@@ -47,7 +47,8 @@ describe("OAuth services on memory storage", () => {
           sessionToken: anonymous,
           csrf: view.csrf,
           email: `member-${f.organizationId}@example.test`,
-          password: "correct horse battery staple"
+          password: "correct horse battery staple",
+          clientAddress: "192.0.2.1"
         })
         const consent = yield* server.viewInteraction(started.handle, sessionToken)
         assert.strictEqual(consent.user?.id, f.userId)
@@ -94,14 +95,14 @@ describe("OAuth services on memory storage", () => {
     it.effect("an authorize request expires after 10 minutes and is bound to its browser", () =>
       Effect.gen(function*() {
         const s = yield* setup
-        const started = yield* s.server.startInteraction(undefined, {
+        const started = yield* s.server.startInteraction(undefined, "192.0.2.1", {
           app: s.stored,
           redirectUri: CALLBACK,
           scopes: ["locations:read"],
           state: undefined,
           codeChallenge: challenge
         })
-        const other = yield* s.server.startInteraction(undefined, {
+        const other = yield* s.server.startInteraction(undefined, "192.0.2.1", {
           app: s.stored,
           redirectUri: CALLBACK,
           scopes: ["locations:read"],
@@ -118,12 +119,10 @@ describe("OAuth services on memory storage", () => {
         const handleHash = yield* Secrets.hashToken(started.handle)
         const sessionHash = yield* Secrets.hashToken(started.newSessionToken!)
         const start = () =>
-          s.server.startInteraction(undefined, { app: s.stored, redirectUri: CALLBACK, scopes: ["locations:read"], state: undefined, codeChallenge: challenge })
+          s.server.startInteraction(undefined, "192.0.2.1", { app: s.stored, redirectUri: CALLBACK, scopes: ["locations:read"], state: undefined, codeChallenge: challenge })
+        // A session that never signed in lives only as long as its request: both went.
         yield* start()
         assert.isTrue((yield* repo.findPendingByHash(handleHash))._tag === "None")
-        assert.isTrue((yield* repo.findSessionByHash(sessionHash))._tag === "Some")
-        yield* TestClock.adjust("12 hours")
-        yield* start()
         assert.isTrue((yield* repo.findSessionByHash(sessionHash))._tag === "None")
       }))
 
@@ -155,6 +154,68 @@ describe("OAuth services on memory storage", () => {
         const gone = yield* Effect.flip(s.server.authenticateClient(s.app.client_id, s.app.client_secret!))
         assert.strictEqual(gone.error, "invalid_client")
         assert.strictEqual((yield* Effect.flip(apps.get(s.f.live, s.app.id)))._tag, "NotFound")
+      }))
+
+    /** A pending request and its sign-in form's fields, from a client address. */
+    const pendingFrom = (s: Effect.Success<typeof setup>, clientAddress: string) =>
+      Effect.gen(function*() {
+        const started = yield* s.server.startInteraction(undefined, clientAddress, {
+          app: s.stored,
+          redirectUri: CALLBACK,
+          scopes: ["locations:read"],
+          state: undefined,
+          codeChallenge: challenge
+        })
+        const view = yield* s.server.viewInteraction(started.handle, started.newSessionToken)
+        return (email: string, from = clientAddress) =>
+          Effect.flip(s.server.signIn({
+            handle: started.handle,
+            sessionToken: started.newSessionToken,
+            csrf: view.csrf,
+            email,
+            password: "a wrong password",
+            clientAddress: from
+          }))
+      })
+
+    it.effect("sign-ins are limited per client network and per browser session before any hashing (issue 28, item 3)", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const hashing = yield* PasswordHashing.PasswordHashing
+        // 30 a minute from one network, each with a new email; an IPv6 /64 is one network.
+        const tries = yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), (i) =>
+          Effect.flatMap(pendingFrom(s, `2001:db8:1:2::${i + 1}`), (signIn) =>
+            Effect.forEach([0, 1], (j) => signIn(`network-${i}-${j}@example.test`))))
+        const failures = tries.flat()
+        assert.deepStrictEqual(failures.slice(0, 30).map((e) => e._tag), Array(30).fill("SignInFailed"))
+        const throttled = failures[30]!
+        assert.strictEqual(throttled._tag, "SignInThrottled")
+        assert.strictEqual(throttled._tag === "SignInThrottled" && throttled.subject, "network")
+        // No derivation was asked for past the limit.
+        assert.strictEqual(yield* hashing.inFlight, 0)
+        // Another network is not held back; one browser session stops at 20 whatever the emails.
+        const signIn = yield* pendingFrom(s, "192.0.2.77")
+        const session = yield* Effect.forEach(Array.from({ length: 21 }, (_, i) => i), (i) => signIn(`session-${i}@example.test`))
+        assert.deepStrictEqual(session.slice(0, 20).map((e) => e._tag), Array(20).fill("SignInFailed"))
+        assert.strictEqual(session[20]!._tag === "SignInThrottled" && session[20]!.subject, "session")
+      }))
+
+    it.effect("authorization requests that store a session are limited per client network", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const start = s.server.startInteraction(undefined, "198.51.100.9", {
+          app: s.stored,
+          redirectUri: CALLBACK,
+          scopes: ["locations:read"],
+          state: undefined,
+          codeChallenge: challenge
+        })
+        yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => i), () => start)
+        const refused = yield* Effect.flip(start)
+        assert.strictEqual(refused._tag, "AuthorizeThrottled")
+        assert.isAbove(refused.retryAfterSec, 0)
+        yield* TestClock.adjust("61 seconds")
+        yield* start
       }))
   })
 })

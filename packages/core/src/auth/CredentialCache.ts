@@ -1,4 +1,5 @@
-import { Cause, Clock, Context, Effect, Layer, Option, Queue, Schedule, type Scope } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Metric, Option, Queue, Schedule, type Scope } from "effect"
+import { countOne, credentialCacheLookups, listenConnected } from "../shared/metrics.ts"
 import { CredentialRepo } from "./CredentialRepo.ts"
 import type { StoredCredential } from "./model.ts"
 
@@ -59,6 +60,8 @@ interface Entry {
  *   `announceWaitMs`): PostgreSQL sends it to every process at that commit;
  * - an entry lives at most `ttlMs`, and only found credentials are kept.
  */
+const listenGauge = Metric.withAttributes(listenConnected, { channel: "credentials" })
+
 export const cachedCredentialRepo = (
   settings: CacheSettings = defaultCacheSettings
 ): Layer.Layer<CredentialRepo, never, CredentialRepo | CredentialChanges> =>
@@ -142,6 +145,7 @@ export const cachedCredentialRepo = (
         const queue = yield* changes.subscribe
         forget("*")
         heardFrom = queue
+        yield* Metric.update(listenGauge, 1)
         while (heardFrom === queue) {
           yield* Effect.sleep("1 second")
           yield* drain
@@ -150,7 +154,7 @@ export const cachedCredentialRepo = (
         lost = undefined
         return yield* Effect.failCause(cause)
       })).pipe(
-        Effect.onExit(() => Effect.sync(off)),
+        Effect.onExit(() => Effect.andThen(Effect.sync(off), Metric.update(listenGauge, 0))),
         Effect.tapCause((cause) =>
           Cause.hasInterruptsOnly(cause)
             ? Effect.void
@@ -183,8 +187,12 @@ export const cachedCredentialRepo = (
             yield* Effect.yieldNow
             yield* drain
             const entry = byHash.get(hash)
-            if (heardFrom !== undefined && entry !== undefined && entry.until > now) return Option.some(entry.credential)
+            if (heardFrom !== undefined && entry !== undefined && entry.until > now) {
+              yield* countOne(credentialCacheLookups, { result: "hit" })
+              return Option.some(entry.credential)
+            }
           }
+          yield* countOne(credentialCacheLookups, { result: "miss" })
           const listening = heardFrom
           const startedAt = epoch
           const found = yield* inner.findByHash(hash)

@@ -1,13 +1,12 @@
 import { Context, Effect, Layer, Option } from "effect"
-import type { Kdf, SecureRandom } from "effect/crypto"
 import { Credentials } from "../auth/Credentials.ts"
 import { LocationRepo } from "../locations/LocationRepo.ts"
-import { NotFound, ValidationFailed } from "../shared/errors.ts"
+import { type HashingBusy, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import { isUuid } from "../shared/schemas.ts"
-import { hashLowEntropy } from "../shared/secrets.ts"
+import { PasswordHashing } from "../shared/PasswordHashing.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
@@ -31,7 +30,7 @@ const PIN = /^\d{4,8}$/
  * Wall displays and their credentials: a device is registered with its first
  * token (shown once), its token can be rotated, and its PIN is set, changed or
  * cleared by a manager. PINs are stored only as salted, stretched hashes
- * (`hashLowEntropy`: Argon2id, a random salt per hash; docs/decisions.md).
+ * (`PasswordHashing`: Argon2id, a random salt per hash; docs/decisions.md).
  */
 export class Devices extends Context.Service<Devices, {
   readonly create: (tenant: Tenant, input: DeviceCreate) => Effect.Effect<DeviceToken, NotFound | ValidationFailed>
@@ -43,13 +42,13 @@ export class Devices extends Context.Service<Devices, {
   /** Revokes the device's tokens and issues a new one (by default with the scopes the newest revoked one had). */
   readonly rotateToken: (tenant: Tenant, id: string, input: RotateToken) => Effect.Effect<DeviceToken, NotFound>
   /** Sets a new PIN; this also ends a lockout after too many wrong PINs. */
-  readonly setPin: (tenant: Tenant, id: string, pin: string) => Effect.Effect<Device, NotFound | ValidationFailed>
+  readonly setPin: (tenant: Tenant, id: string, pin: string) => Effect.Effect<Device, NotFound | ValidationFailed | HashingBusy>
   readonly clearPin: (tenant: Tenant, id: string) => Effect.Effect<Device, NotFound>
 }>()("@opsplatform/core/display/Devices") {
   static readonly layer: Layer.Layer<
     Devices,
     never,
-    DeviceRepo | LocationRepo | Credentials | Ids | Transactor | Kdf.Kdf | SecureRandom.SecureRandom
+    DeviceRepo | LocationRepo | Credentials | Ids | Transactor | PasswordHashing
   > = Layer.effect(
     Devices,
     Effect.gen(function*() {
@@ -58,7 +57,7 @@ export class Devices extends Context.Service<Devices, {
       const credentials = yield* Credentials
       const ids = yield* Ids
       const tx = yield* Transactor
-      const crypto = yield* Effect.context<Kdf.Kdf | SecureRandom.SecureRandom>()
+      const hashing = yield* PasswordHashing
 
       const find = (tenant: Tenant, id: string) => findOr404("device", id, (id) => repo.find(tenant, id))
       const checkLocation = (tenant: Tenant, locationId: string | null | undefined) =>
@@ -146,7 +145,7 @@ export class Devices extends Context.Service<Devices, {
         setPin: Effect.fn("Devices.setPin")(function*(tenant, id, pin) {
           if (!PIN.test(pin)) return yield* ValidationFailed.field("pin", "must be 4 to 8 digits")
           yield* find(tenant, id)
-          const hash = yield* Effect.provideContext(hashLowEntropy(pin), crypto)
+          const hash = yield* hashing.hash(pin)
           return yield* changePin(tenant, id, hash)
         }),
         clearPin: (tenant, id) => changePin(tenant, id, null)

@@ -1,11 +1,10 @@
 import { Context, Effect, Layer, Option } from "effect"
-import type { Kdf } from "effect/crypto"
 import { Audit } from "../audit/Audit.ts"
 import type { AuditOutcome } from "../audit/model.ts"
 import type { Principal } from "../auth/model.ts"
 import { RateLimiter } from "../ratelimit/RateLimiter.ts"
-import { BadRequest, Locked, NotFound, NotImplemented, RateLimited, ValidationFailed } from "../shared/errors.ts"
-import { verifyLowEntropy } from "../shared/secrets.ts"
+import { BadRequest, type HashingBusy, Locked, NotFound, NotImplemented, RateLimited, ValidationFailed } from "../shared/errors.ts"
+import { PasswordHashing } from "../shared/PasswordHashing.ts"
 import type { Tenant } from "../shared/tenant.ts"
 import { nowIso } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
@@ -35,7 +34,7 @@ export class Display extends Context.Service<Display, {
   readonly unlock: (
     caller: DisplayCaller,
     pin: string
-  ) => Effect.Effect<UnlockResult, BadRequest | Locked | RateLimited | ValidationFailed | NotFound>
+  ) => Effect.Effect<UnlockResult, BadRequest | Locked | RateLimited | ValidationFailed | NotFound | HashingBusy>
   readonly ask: (
     caller: DisplayCaller,
     question: AssistantQuestion
@@ -44,7 +43,7 @@ export class Display extends Context.Service<Display, {
   static readonly layer: Layer.Layer<
     Display,
     never,
-    DeviceRepo | RateLimiter | Audit | Pulse | Transactor | Kdf.Kdf
+    DeviceRepo | RateLimiter | Audit | Pulse | Transactor | PasswordHashing
   > = Layer.effect(
     Display,
     Effect.gen(function*() {
@@ -53,7 +52,7 @@ export class Display extends Context.Service<Display, {
       const audit = yield* Audit
       const pulse = yield* Pulse
       const tx = yield* Transactor
-      const kdf = yield* Effect.context<Kdf.Kdf>()
+      const hashing = yield* PasswordHashing
 
       const record = (
         caller: DisplayCaller,
@@ -116,7 +115,7 @@ export class Display extends Context.Service<Display, {
             yield* deny("rate_limited", { retry_after_sec: decision.resetSeconds })
             return yield* refused(decision.resetSeconds, unlockPolicy, "PIN attempts of this display")
           }
-          const right = yield* Effect.provideContext(verifyLowEntropy(pin, device.pin_hash), kdf)
+          const right = yield* hashing.verify(pin, device.pin_hash)
           const tenant = tenantOf(p)
           if (right) {
             yield* devices.recordRightPin(tenant, device.id)

@@ -6,6 +6,7 @@ import type { Tenant } from "../shared/tenant.ts"
 import { isoFromMillis } from "../shared/time.ts"
 import { deliveredData, type OutboxEvent } from "./catalog.ts"
 import { MAX_EVENT_PAYLOAD_BYTES } from "../shared/limits.ts"
+import { countOne, outboxEventsPublished } from "../shared/metrics.ts"
 
 export type { OutboxEvent } from "./catalog.ts"
 
@@ -93,6 +94,7 @@ export class Outbox extends Context.Service<Outbox, {
               ON CONFLICT (organization_id, environment, event_id) DO NOTHING
               RETURNING id`
             if (inserted.length === 0) return Option.none()
+            yield* sql.afterCommit(countOne(outboxEventsPublished, { type: stored.type }))
             yield* listener.published(tenant, stored)
             return Option.some(stored)
           })).pipe(orDie)

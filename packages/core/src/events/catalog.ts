@@ -176,39 +176,142 @@ export interface OutboxEvent {
   readonly data: Record<string, unknown>
 }
 
-interface EventTypeEntry<S extends Schema.Top> {
+interface EventTypeEntry<S extends Schema.Struct<Schema.Struct.Fields>> {
   readonly data: S
   readonly description: string
   /** Whether a subscription can list it in `event_types` (the test ping is sent on request instead). */
   readonly subscribable: boolean
+  /** A `data` as the domain publishes it, shown in the catalog with the organization added (`deliveredData`). */
+  readonly example: S["Type"]
 }
 
-const entry = <S extends Schema.Top>(data: S, description: string, subscribable = true): EventTypeEntry<S> => ({
-  data,
-  description,
-  subscribable
-})
+const entry = <S extends Schema.Struct<Schema.Struct.Fields>>(
+  data: S,
+  description: string,
+  example: S["Type"],
+  subscribable = true
+): EventTypeEntry<S> => ({ data, description, example, subscribable })
 
-/** Every event type, its `data` schema and what makes it fire. */
+const exampleIds = {
+  organization: "0190f5c2-7a1b-7c3d-8e4f-0123456789ab",
+  invoice: "0191a2b3-c4d5-7e6f-8a9b-0c1d2e3f4a5b",
+  contact: "0191a2b3-c4d5-7e6f-8a9b-1c2d3e4f5a6b",
+  payment: "0191a2b3-c4d5-7e6f-8a9b-2c3d4e5f6a7b",
+  vehicle: "0191a2b3-c4d5-7e6f-8a9b-3c4d5e6f7a8b"
+} as const
+
+const exampleBalance = {
+  invoice_id: exampleIds.invoice,
+  number: "OPS-2026-0042",
+  currency: "RON",
+  total: "1190.00",
+  credited_amount: "0.00"
+}
+
+const examplePayment = {
+  id: exampleIds.payment,
+  amount: "500.00",
+  payment_date: "2026-03-02",
+  method: "BANK_TRANSFER",
+  reference: "OP 1187",
+  source: "bank_match" as const
+}
+
+/** Every event type, its `data` schema, what makes it fire, and an example of its `data`. */
 export const eventTypes = {
-  "invoice.paid": entry(InvoicePaymentData, "An issued invoice is settled in full"),
-  "invoice.partially_paid": entry(InvoicePaymentData, "A payment is recorded and a balance remains"),
-  "invoice.payment_reversed": entry(InvoicePaymentReversedData, "A recorded payment is reversed; once per reversal"),
+  "invoice.paid": entry(InvoicePaymentData, "An issued invoice is settled in full", {
+    ...exampleBalance,
+    paid_amount: "1190.00",
+    remaining_amount: "0.00",
+    status: "PAID",
+    payment: { ...examplePayment, amount: "690.00" },
+    paid_at: "2026-03-02T09:30:00.000Z",
+    contact_id: exampleIds.contact
+  }),
+  "invoice.partially_paid": entry(InvoicePaymentData, "A payment is recorded and a balance remains", {
+    ...exampleBalance,
+    paid_amount: "500.00",
+    remaining_amount: "690.00",
+    status: "PARTIALLY_PAID",
+    payment: examplePayment,
+    paid_at: null,
+    contact_id: exampleIds.contact
+  }),
+  "invoice.payment_reversed": entry(InvoicePaymentReversedData, "A recorded payment is reversed; once per reversal", {
+    ...exampleBalance,
+    paid_amount: "0.00",
+    remaining_amount: "1190.00",
+    status: "ISSUED",
+    reversal: {
+      id: "0191a2b3-c4d5-7e6f-8a9b-4c5d6e7f8a9b",
+      reverses_payment_id: exampleIds.payment,
+      amount: "500.00",
+      reversed_at: "2026-03-03T08:00:00.000Z"
+    },
+    contact_id: exampleIds.contact
+  }),
   "invoice.credited": entry(
     InvoiceCreditedData,
-    "A credit note reversing an issued invoice is issued or cancelled and the credited amount changes"
+    "A credit note reversing an issued invoice is issued or cancelled and the credited amount changes",
+    {
+      ...exampleBalance,
+      credited_amount: "1190.00",
+      paid_amount: "0.00",
+      remaining_amount: "0.00",
+      refund_due: "0.00",
+      status: "CREDITED",
+      fully_credited: true,
+      credit_note_id: "0191a2b3-c4d5-7e6f-8a9b-5c6d7e8f9a0b",
+      contact_id: exampleIds.contact
+    }
   ),
   "contact.fiscal_status_changed": entry(
     ContactFiscalStatusChangedData,
-    "A customer with open issued invoices changes fiscal status at the tax authority or the trade registry"
+    "A customer with open issued invoices changes fiscal status at the tax authority or the trade registry",
+    {
+      changes: [{ kind: "became_inactive", effective_date: "2026-03-01" }],
+      open_invoices: { count: 2, balance_ron: "2380.00" }
+    }
   ),
-  "delivery_route.dispatched": entry(DeliveryRouteDispatchedData, "A route is sent to its driver; a re-dispatch is a new event"),
-  "fleet_vehicle.created": entry(FleetVehicleData, "A fleet vehicle is created"),
-  "fleet_vehicle.updated": entry(FleetVehicleUpdatedData, "A fleet vehicle is edited (an edit that changes nothing emits nothing)"),
-  "fleet_vehicle.deleted": entry(FleetVehicleData, "A fleet vehicle is deleted"),
-  "court_case.hearing_added": entry(CourtCaseHearingAddedData, "A hearing is added to a court case"),
-  "email.received": entry(EmailReceivedData, "An inbound message lands in an organization mailbox"),
-  "webhook.test": entry(WebhookTestData, "A test ping requested for one subscription", false)
+  "delivery_route.dispatched": entry(DeliveryRouteDispatchedData, "A route is sent to its driver; a re-dispatch is a new event", {
+    id: "0191a2b3-c4d5-7e6f-8a9b-6c7d8e9f0a1b",
+    number: "R-2026-0007",
+    driver_id: "0191a2b3-c4d5-7e6f-8a9b-7c8d9e0f1a2b",
+    vehicle_id: exampleIds.vehicle,
+    stop_count: 12,
+    dispatched_at: "2026-03-02T05:45:00.000Z"
+  }),
+  "fleet_vehicle.created": entry(FleetVehicleData, "A fleet vehicle is created", { id: exampleIds.vehicle, plate: "B101OPS" }),
+  "fleet_vehicle.updated": entry(
+    FleetVehicleUpdatedData,
+    "A fleet vehicle is edited (an edit that changes nothing emits nothing)",
+    { id: exampleIds.vehicle, plate: "B101OPS", changed_fields: ["odometer_km", "status"] }
+  ),
+  "fleet_vehicle.deleted": entry(FleetVehicleData, "A fleet vehicle is deleted", { id: exampleIds.vehicle, plate: "B101OPS" }),
+  "court_case.hearing_added": entry(CourtCaseHearingAddedData, "A hearing is added to a court case", {
+    id: "0191a2b3-c4d5-7e6f-8a9b-8c9d0e1f2a3b",
+    case_id: "0191a2b3-c4d5-7e6f-8a9b-9c0d1e2f3a4b",
+    hearing_date: "2026-04-15",
+    court: "Tribunalul București"
+  }),
+  "email.received": entry(EmailReceivedData, "An inbound message lands in an organization mailbox", {
+    object: "email_message",
+    id: "0191a2b3-c4d5-7e6f-8a9b-ac0d1e2f3a4b",
+    message_id: "<20260302093000.1187@client.example>",
+    mailbox: "INBOX",
+    recipient: "facturi@firma.example",
+    from: "contabilitate@client.example",
+    subject: "Factura OPS-2026-0042",
+    received_at: "2026-03-02T09:30:00.000Z",
+    size_bytes: 48213,
+    has_attachments: true
+  }),
+  "webhook.test": entry(
+    WebhookTestData,
+    "A test ping requested for one subscription",
+    { subscription_id: "0191a2b3-c4d5-7e6f-8a9b-bc0d1e2f3a4b" },
+    false
+  )
 } as const
 
 export type EventType = keyof typeof eventTypes
@@ -217,6 +320,44 @@ export type EventData<T extends EventType> = (typeof eventTypes)[T]["data"]["Typ
 export const allEventTypes: ReadonlyArray<EventType> = Object.keys(eventTypes) as Array<EventType>
 export const subscribableEventTypes: ReadonlyArray<EventType> = allEventTypes.filter((t) => eventTypes[t].subscribable)
 export const isEventType = (s: string): s is EventType => Object.hasOwn(eventTypes, s)
+
+/** The webhook body of one type, as delivered: the envelope, `type` fixed, `data` exactly its fields plus `organizationId`. */
+export const deliveredBodySchema = <T extends EventType>(type: T) =>
+  Schema.Struct({
+    ...EventEnvelope.fields,
+    type: Schema.Literal(type),
+    data: Schema.Struct({
+      ...eventTypes[type].data.fields,
+      organizationId: Schema.String.annotate({ description: "The organization the event belongs to" })
+    })
+  })
+
+/**
+ * The JSON Schema (draft 2020-12) of a type's webhook body, generated from its
+ * Effect schema above, the one source. Objects are closed
+ * (`additionalProperties: false`): `data` carries exactly the specification's
+ * fields, and a field added later comes with a new schema (docs/decisions.md,
+ * "Event catalog").
+ */
+export const eventJsonSchema = (type: EventType): Record<string, unknown> => {
+  const document = Schema.toJsonSchemaDocument(deliveredBodySchema(type), { onExcessProperty: "error" })
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: type,
+    description: eventTypes[type].description,
+    ...document.schema,
+    ...(Object.keys(document.definitions).length === 0 ? {} : { $defs: document.definitions })
+  }
+}
+
+/** An example body of a type, as a receiver gets it. */
+export const exampleBody = (type: EventType): EventEnvelope => ({
+  id: "evt_0191a2b3c4d57e6f8a9b0c1d2e3f4a5b",
+  type,
+  created: 1772443800,
+  environment: "live",
+  data: deliveredData(eventTypes[type].example as Record<string, unknown>, exampleIds.organization)
+})
 
 /** The data as delivered: the domain's data with the organization added. */
 export const deliveredData = (data: Record<string, unknown>, organizationId: string): Record<string, unknown> => ({

@@ -65,6 +65,8 @@ export type SyncEnd =
  */
 export class MailboxRepo extends Context.Service<MailboxRepo, TenantScoped<{
   readonly insert: (tenant: Tenant, mailbox: StoredMailbox) => Effect.Effect<void, Conflict>
+  /** The tenant's mailboxes; inside a transaction, under a lock that makes a cap hold under concurrent creates. */
+  readonly countLocked: (tenant: Tenant) => Effect.Effect<number>
   readonly update: (tenant: Tenant, mailbox: StoredMailbox) => Effect.Effect<void, Conflict>
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<StoredMailbox>>
   readonly list: (tenant: Tenant, filter: MailboxFilter, page: PageRequest) => Effect.Effect<Page<StoredMailbox>>
@@ -112,6 +114,7 @@ export class MailboxRepo extends Context.Service<MailboxRepo, TenantScoped<{
 
       return MailboxRepo.of({
         insert: (tenant, m) => conflicts(mailboxes.insert(tenant, m)),
+        countLocked: mailboxes.countLocked,
         update: (tenant, m) => conflicts(mailboxes.update(tenant, m)).pipe(Effect.asVoid),
         find: (tenant, id) => mailboxes.findById(tenant, id),
         list: (tenant, filter, page) =>

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { type Conflict, NotFound, ValidationFailed, type ErrorDetail } from "../shared/errors.ts"
+import { Conflict, NotFound, ValidationFailed, type ErrorDetail } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { findOr404 } from "../shared/lookup.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
@@ -48,6 +48,7 @@ const credentialOf = (
  * returned. Syncing them is MailSync's.
  */
 export class Mailboxes extends Context.Service<Mailboxes, {
+  /** At most `maxMailboxes` per organization environment: past it, 409. */
   readonly create: (tenant: Tenant, input: MailboxCreate) => Effect.Effect<Mailbox, ValidationFailed | Conflict>
   readonly get: (tenant: Tenant, id: string) => Effect.Effect<Mailbox, NotFound>
   readonly list: (tenant: Tenant, filter: MailboxFilter, page: PageRequest) => Effect.Effect<Page<Mailbox>>
@@ -127,7 +128,14 @@ export class Mailboxes extends Context.Service<Mailboxes, {
           }
           yield* check(tenant, mailbox, owner, { server: true, owner: true })
           const sealed = yield* box.seal(secret, mailboxCredentialContext(id))
-          yield* repo.insert(tenant, { ...mailbox, credential_sealed: sealed })
+          yield* tx.withTransaction(Effect.gen(function*() {
+            if ((yield* repo.countLocked(tenant)) >= settings.maxMailboxes) {
+              return yield* new Conflict({
+                reason: `This environment has ${settings.maxMailboxes} mailboxes, the most it may have; delete one first`
+              })
+            }
+            yield* repo.insert(tenant, { ...mailbox, credential_sealed: sealed })
+          }))
           return toMailbox(mailbox)
         }),
         get: (tenant, id) => Effect.map(find(tenant, id), toMailbox),

@@ -11,6 +11,8 @@ export interface MailSettingsShape {
   readonly fetchLimit: number
   /** Operator switch (`OPSPLATFORM_MAIL_ALLOW_PRIVATE=true`): loopback and private IMAP hosts allowed. */
   readonly allowPrivateHosts: boolean
+  /** Mailboxes an organization environment may have (`OPSPLATFORM_MAIL_MAX_MAILBOXES`). */
+  readonly maxMailboxes: number
 }
 
 export const defaultMailSettings: MailSettingsShape = {
@@ -19,7 +21,8 @@ export const defaultMailSettings: MailSettingsShape = {
   leaseMs: 10 * 60 * 1000,
   concurrency: 4,
   fetchLimit: 500,
-  allowPrivateHosts: false
+  allowPrivateHosts: false,
+  maxMailboxes: 100
 }
 
 /** Mail sync settings; hosts override them from their configuration. */

@@ -5,7 +5,8 @@ import { isoFromMillis as iso } from "../shared/time.ts"
 import { type ClaimedStream, ForwardingRepo } from "./ForwardingRepo.ts"
 import { ForwardingSignal } from "./ForwardingSignal.ts"
 import { PaymentProcessor } from "./PaymentProcessor.ts"
-import { afterCall, EXPIRED_MESSAGE, expiredForProcessor, unixSeconds } from "./rules.ts"
+import { afterCall, callOutcome, EXPIRED_MESSAGE, expiredForProcessor, unixSeconds } from "./rules.ts"
+import { countOne, meteringProcessorCalls } from "../shared/metrics.ts"
 import { ForwardingSettings } from "./settings.ts"
 
 /** What one pass forwarded: calls made and where the records they were about went. */
@@ -100,7 +101,11 @@ export class UsageForwarder extends Context.Service<UsageForwarder, {
                 value: record.quantity,
                 timestamp: unixSeconds(record.timestamp),
                 identifier: record.usageId
-              })
+              }).pipe(
+                Effect.tap((r) => Effect.annotateCurrentSpan("metering.outcome", callOutcome(r))),
+                Effect.withSpan("metering.forward", { kind: "client", attributes: { "metering.environment": stream.environment } })
+              )
+              yield* countOne(meteringProcessorCalls, { outcome: callOutcome(result) })
               const endedMs = yield* Clock.currentTimeMillis
               const next = afterCall({
                 result,

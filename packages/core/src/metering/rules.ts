@@ -71,6 +71,20 @@ export type CallResult =
     readonly retryAfterMs?: number | undefined
   }
 
+/** A call's outcome as the metrics name it (a short fixed set). */
+export const callOutcome = (result: CallResult): "accepted" | "already_recorded" | "refused" | "unavailable" => {
+  switch (result._tag) {
+    case "Accepted":
+      return "accepted"
+    case "AlreadyRecorded":
+      return "already_recorded"
+    case "Refused":
+      return "refused"
+    case "Unavailable":
+      return "unavailable"
+  }
+}
+
 export interface RetryPolicy {
   /** The wait after the first failed call; each further failure doubles it. */
   readonly baseMs: number

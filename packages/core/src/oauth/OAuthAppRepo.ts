@@ -19,6 +19,7 @@ export const StoredAppRow = StoredApp.mapFields(Struct.assign({
   scopes: SpaceSeparated,
   grant_types: SpaceSeparated.pipe(Schema.decodeTo(Schema.Array(GrantType))),
   secret_rotated_at: NullableTimestamp,
+  verified_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp
 }))
@@ -35,6 +36,8 @@ type AppCrossTenant =
   | "findAppsByIds"
   /** client_credentials chooses among the app's installations in every organization. */
   | "installationsOfApp"
+  /** The operator verifies any organization's app. */
+  | "setAppVerified"
 
 /**
  * Storage port for OAuth apps and their installations. An app is managed
@@ -52,6 +55,8 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, TenantScoped<{
   readonly findAppsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StoredApp>>
   readonly listOwnedApps: (owner: Tenant, page: PageRequest) => Effect.Effect<Page<StoredApp>>
   readonly deleteApp: (owner: Tenant, id: string) => Effect.Effect<boolean>
+  /** Marks the app verified at `at`, or not verified (null); None when no app has the client id. */
+  readonly setAppVerified: (clientId: string, at: string | null) => Effect.Effect<Option.Option<StoredApp>>
   readonly insertInstallation: (tenant: Tenant, installation: StoredInstallation) => Effect.Effect<void, Conflict>
   readonly findInstallation: (tenant: Tenant, id: string) => Effect.Effect<Option.Option<StoredInstallation>>
   readonly listInstallations: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<StoredInstallation>>
@@ -64,8 +69,8 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, TenantScoped<{
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const conflicts = uniqueAsConflict(appConflicts)
-      // The client id and the type of an app never change (a public app never gets a secret).
-      const options = { name: "oauth_apps", row: StoredAppRow, fixed: ["client_id", "type", "created_at"] } as const
+      // The client id and the type of an app never change (a public app never gets a secret); only the operator verifies.
+      const options = { name: "oauth_apps", row: StoredAppRow, fixed: ["client_id", "type", "created_at", "verified_at"] } as const
       const apps = table(sql, options)
       const ownedApps = tenantTable(sql, options)
       const installations = tenantTable(sql, { name: "oauth_installations", row: InstallationRow })
@@ -81,6 +86,8 @@ export class OAuthAppRepo extends Context.Service<OAuthAppRepo, TenantScoped<{
           ids.length === 0 ? Effect.succeed([]) : apps.all(sql`SELECT * FROM oauth_apps WHERE ${sql.in("id", ids)}`),
         listOwnedApps: (owner, page) => ownedApps.page(owner, [], page),
         deleteApp: (owner, id) => Effect.map(ownedApps.remove(owner, [sql`id = ${id}`]), (n) => n > 0),
+        setAppVerified: (clientId, at) =>
+          apps.one(sql`UPDATE oauth_apps SET verified_at = ${at} WHERE client_id = ${clientId} RETURNING *`),
         insertInstallation: (tenant, installation) => conflicts(installations.insert(tenant, installation)),
         findInstallation: (tenant, id) => installations.findById(tenant, id),
         listInstallations: (tenant, page) => installations.page(tenant, [], page),

@@ -28,7 +28,7 @@ import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
 import { grantRevoker } from "./revocation.ts"
 import { parseScopeParameter, registrationIssues, scopesOutside, tenantOf } from "./rules.ts"
 
-export const publicApp = (a: StoredApp): OAuthApp => Struct.omit(a, ["secret_hash"])
+export const publicApp = (a: StoredApp): OAuthApp => Struct.omit(a, ["secret_hash", "verified_at"])
 
 const publicInstallation = (i: StoredInstallation, app: StoredApp): Installation => ({
   ...Struct.omit(i, ["organization_id"]),
@@ -61,6 +61,12 @@ export class OAuthApps extends Context.Service<OAuthApps, {
   readonly getInstallation: (tenant: Tenant, id: string) => Effect.Effect<Installation, NotFound>
   /** Removes the installation and revokes every token the app holds in that organization environment. */
   readonly uninstall: (tenant: Tenant, id: string) => Effect.Effect<void, NotFound>
+  /**
+   * The operator's mark (the CLI only): a verified app's authorize requests
+   * that fail before the member acts go back to its redirect URI; others' are
+   * shown on the error page. Answers when it was verified (null: not).
+   */
+  readonly setVerified: (clientId: string, verified: boolean) => Effect.Effect<{ readonly client_id: string; readonly verified_at: string | null }, NotFound>
 }>()("@opsplatform/core/oauth/OAuthApps") {
   static readonly layer: Layer.Layer<
     OAuthApps,
@@ -124,6 +130,7 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             secret_hash: secret?.hash ?? null,
             secret_prefix: secret?.prefix ?? null,
             secret_rotated_at: null,
+            verified_at: null,
             created_at: now,
             updated_at: now
           }
@@ -233,6 +240,11 @@ export class OAuthApps extends Context.Service<OAuthApps, {
             if (Option.isNone(removed)) return yield* new NotFound({ resource: "installation", id })
             yield* revoke(tenant, yield* grants.liveGrantIds(tenant, removed.value.app_id))
           }))
+        }),
+        setVerified: Effect.fn("OAuthApps.setVerified")(function*(clientId, verified) {
+          const updated = yield* repo.setAppVerified(clientId, verified ? yield* nowIso : null)
+          if (Option.isNone(updated)) return yield* new NotFound({ resource: "app", id: clientId })
+          return { client_id: updated.value.client_id, verified_at: updated.value.verified_at }
         })
       })
     })

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { Credentials } from "../auth/Credentials.ts"
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts"
 import type { Ids } from "../shared/Ids.ts"
+import type { PasswordHashing } from "../shared/PasswordHashing.ts"
 import { constantTimeEqualStrings } from "../shared/secrets.ts"
 import type { Transactor } from "../shared/Transactor.ts"
 import type { TenancyRepo } from "../tenancy/TenancyRepo.ts"
@@ -47,6 +48,7 @@ export class OAuthServer extends Context.Service<
     | RateLimiter
     | Ids
     | Transactor
+    | PasswordHashing
     | ServerCrypto
   > = Layer.effect(
     OAuthServer,

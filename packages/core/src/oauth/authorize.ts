@@ -1,22 +1,33 @@
 import { Clock, Effect, Option } from "effect"
 import { Mac } from "effect/crypto"
-import { RateLimiter } from "../ratelimit/RateLimiter.ts"
+import { clientNetwork } from "../ratelimit/clientNetwork.ts"
+import { type RatePolicy, RateLimiter } from "../ratelimit/RateLimiter.ts"
 import { Ids } from "../shared/Ids.ts"
 import { isUuid } from "../shared/schemas.ts"
-import { constantTimeEqualStrings, encodeBase64Url, hashLowEntropy, verifyLowEntropy } from "../shared/secrets.ts"
+import type { HashingBusy } from "../shared/errors.ts"
+import { PasswordHashing } from "../shared/PasswordHashing.ts"
+import { constantTimeEqualStrings, encodeBase64Url } from "../shared/secrets.ts"
 import { isoFromMillis } from "../shared/time.ts"
 import { Transactor } from "../shared/Transactor.ts"
 import type { Organization, User } from "../tenancy/model.ts"
 import { TenancyRepo } from "../tenancy/TenancyRepo.ts"
 import {
   AuthorizeTargetInvalid,
+  AuthorizeThrottled,
   ConsentChoiceInvalid,
   InteractionRefused,
   type OAuthError,
   SignInFailed,
   SignInThrottled
 } from "./errors.ts"
-import { OAuthLifetimes, signInPolicy } from "./lifetimes.ts"
+import {
+  authorizeNetworkPolicy,
+  OAuthLifetimes,
+  OAuthNetworkLimit,
+  signInNetworkPolicy,
+  signInPolicy,
+  signInSessionPolicy
+} from "./lifetimes.ts"
 import type { BrowserSession, PendingAuthorization, StoredApp } from "./model.ts"
 import { OAuthAppRepo } from "./OAuthAppRepo.ts"
 import { OAuthGrantRepo } from "./OAuthGrantRepo.ts"
@@ -59,9 +70,14 @@ export interface AuthorizationEndpoint {
   ) => Effect.Effect<{ readonly app: StoredApp; readonly redirectUri: string }, AuthorizeTargetInvalid>
   /** The rest of an authorize request; failures go back to the client's redirect URI. Returns the scopes asked for. */
   readonly checkAuthorizeRequest: (app: StoredApp, params: AuthorizeParameters) => Effect.Effect<ReadonlyArray<string>, OAuthError>
-  /** Keeps the request server-side under a new opaque handle, bound to this browser's session (made if needed). */
+  /**
+   * Keeps the request server-side under a new opaque handle, bound to this
+   * browser's session (made if needed), at most `OAuthNetworkLimit` a minute
+   * per client network.
+   */
   readonly startInteraction: (
     sessionToken: string | undefined,
+    clientAddress: string | undefined,
     request: {
       readonly app: StoredApp
       readonly redirectUri: string
@@ -69,7 +85,7 @@ export interface AuthorizationEndpoint {
       readonly state: string | undefined
       readonly codeChallenge: string
     }
-  ) => Effect.Effect<{ readonly handle: string; readonly newSessionToken: string | undefined }>
+  ) => Effect.Effect<{ readonly handle: string; readonly newSessionToken: string | undefined }, AuthorizeThrottled>
   readonly viewInteraction: (handle: string, sessionToken: string | undefined) => Effect.Effect<InteractionView, InteractionRefused>
   readonly signIn: (
     input: {
@@ -78,8 +94,9 @@ export interface AuthorizationEndpoint {
       readonly csrf: string
       readonly email: string
       readonly password: string
+      readonly clientAddress: string | undefined
     }
-  ) => Effect.Effect<{ readonly sessionToken: string }, InteractionRefused | SignInFailed | SignInThrottled>
+  ) => Effect.Effect<{ readonly sessionToken: string }, InteractionRefused | SignInFailed | SignInThrottled | HashingBusy>
   readonly decide: (
     input: {
       readonly handle: string
@@ -104,9 +121,13 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const ids = yield* Ids
   const tx = yield* Transactor
+  const hashing = yield* PasswordHashing
+  const networkLimit = yield* OAuthNetworkLimit
+  const signInNetwork = signInNetworkPolicy(networkLimit.perMinute)
+  const authorizeNetwork = authorizeNetworkPolicy(networkLimit.perMinute)
   const { appByClientId, hash, random, withCrypto } = yield* serverTools
   // Unknown emails are checked against this, so a miss costs as much as a wrong password.
-  const decoyHash = yield* withCrypto(hashLowEntropy("decoy password, never a member's"))
+  const decoyHash = yield* Effect.orDie(hashing.hash("decoy password, never a member's"))
   const now = Clock.currentTimeMillis
 
   const loadInteraction = Effect.fnUntraced(function*(handle: string, sessionToken: string | undefined) {
@@ -154,6 +175,11 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
           : refused("The form was not sent by this page or has expired. Reload the page and try again.", 403)
     )
 
+  /** Refused once `key` has used up `policy`, before anything is stored or hashed. */
+  const within = <E>(key: string, policy: RatePolicy, refusal: (retryAfterSec: number) => E) =>
+    Effect.flatMap(limiter.consume(`${policy.name}:${key}`, policy), (d) => d.allowed ? Effect.void : Effect.fail(refusal(d.resetSeconds)))
+
+  // A session that has not signed in lives as long as a request may wait (docs/decisions.md, "Limits and ranges").
   const newSession = (nowMs: number) =>
     Effect.gen(function*() {
       const l = yield* OAuthLifetimes
@@ -163,7 +189,7 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
         token_hash: yield* hash(token),
         user_id: null,
         created_at: isoFromMillis(nowMs),
-        expires_at: isoFromMillis(nowMs + l.sessionSeconds * 1000)
+        expires_at: isoFromMillis(nowMs + l.pendingSeconds * 1000)
       }
       yield* sessions.insertSession(session)
       return { token, session }
@@ -210,7 +236,8 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
       return parsed.scopes
     }),
 
-    startInteraction: Effect.fn("OAuthServer.startInteraction")(function*(sessionToken, request) {
+    startInteraction: Effect.fn("OAuthServer.startInteraction")(function*(sessionToken, clientAddress, request) {
+      yield* within(clientNetwork(clientAddress), authorizeNetwork, (retryAfterSec) => new AuthorizeThrottled({ retryAfterSec }))
       const nowMs = yield* now
       const l = yield* OAuthLifetimes
       // Each new request sweeps the expired ones (and expired sessions) away, so neither piles up.
@@ -224,6 +251,11 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
       const { session, token: newSessionToken } = Option.isSome(existing)
         ? { session: existing.value, token: undefined }
         : yield* newSession(nowMs)
+      // A session not signed in yet lasts as long as its newest request.
+      const pendingUntil = nowMs + l.pendingSeconds * 1000
+      if (session.user_id === null && Date.parse(session.expires_at) < pendingUntil) {
+        yield* sessions.signInSession({ ...session, expires_at: isoFromMillis(pendingUntil) })
+      }
       const handle = yield* random
       yield* sessions.insertPending({
         id: yield* ids.uuid,
@@ -256,15 +288,22 @@ export const makeAuthorizationEndpoint = Effect.gen(function*() {
     signIn: Effect.fn("OAuthServer.signIn")(function*(input) {
       const { session, sessionToken } = yield* loadInteraction(input.handle, input.sessionToken)
       yield* checkCsrf(sessionToken, input.handle, input.csrf)
+      // Per network and per browser session before anything is hashed: new emails each cost a derivation.
+      yield* within(clientNetwork(input.clientAddress), signInNetwork, (retryAfterSec) =>
+        new SignInThrottled({ retryAfterSec, subject: "network" }))
+      yield* within(session.id, signInSessionPolicy, (retryAfterSec) => new SignInThrottled({ retryAfterSec, subject: "session" }))
       const email = input.email.trim().toLowerCase()
       // Keyed by a hash: the counters table never holds an email address.
       const attemptKey = `${signInPolicy.name}:${yield* hash(email)}`
       const attempt = yield* limiter.consume(attemptKey, signInPolicy)
-      if (!attempt.allowed) return yield* new SignInThrottled({ retryAfterSec: attempt.resetSeconds })
+      if (!attempt.allowed) return yield* new SignInThrottled({ retryAfterSec: attempt.resetSeconds, subject: "account" })
       const user = input.email.length > 254 ? Option.none() : yield* tenancy.findUserByEmail(email)
       const stored = Option.match(user, { onNone: () => null, onSome: (u) => u.password_hash })
       const password = input.password.slice(0, 200)
-      const ok = yield* withCrypto(verifyLowEntropy(password, stored ?? decoyHash))
+      const ok = yield* hashing.verify(password, stored ?? decoyHash).pipe(
+        // A refused hash is no attempt on the account.
+        Effect.tapError(() => limiter.refund(attemptKey, signInPolicy))
+      )
       if (!ok || stored === null || Option.isNone(user)) return yield* new SignInFailed()
       // Only failed attempts count against the account.
       yield* limiter.refund(attemptKey, signInPolicy)

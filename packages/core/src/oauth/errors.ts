@@ -62,13 +62,31 @@ export class SignInFailed extends Schema.TaggedError<SignInFailed>()("SignInFail
   }
 }
 
-/** Too many sign-in attempts for one account in the current window. */
+/**
+ * Too many sign-in attempts in the current window: for one account, from one
+ * network (client address) or in one browser session.
+ */
 export class SignInThrottled extends Schema.TaggedError<SignInThrottled>()("SignInThrottled", {
-  retryAfterSec: Schema.Int
+  retryAfterSec: Schema.Int,
+  subject: Schema.optionalKey(Schema.Literals(["account", "network", "session"]))
 }) {
   override get message() {
     const minutes = Math.ceil(this.retryAfterSec / 60)
-    return `Too many sign-in attempts for this account. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+    const from = this.subject === "network"
+      ? "from this network"
+      : this.subject === "session"
+      ? "in this browser"
+      : "for this account"
+    return `Too many sign-in attempts ${from}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+  }
+}
+
+/** Too many authorization requests from one network (client address) in the current window. */
+export class AuthorizeThrottled extends Schema.TaggedError<AuthorizeThrottled>()("AuthorizeThrottled", {
+  retryAfterSec: Schema.Int
+}) {
+  override get message() {
+    return `Too many authorization requests from this network. Try again in ${this.retryAfterSec} seconds.`
   }
 }
 

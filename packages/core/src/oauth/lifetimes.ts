@@ -39,6 +39,40 @@ export const OAuthLifetimes = Context.Reference<{
  */
 export const signInPolicy: RatePolicy = { name: "oauth-sign-in", limit: 10, windowSeconds: 15 * 60 }
 
+/**
+ * Per client network (an IPv4 address, an IPv6 /64), a minute: sign-in
+ * attempts, counted before any hashing, successes included; and authorization
+ * requests that store something (a browser session, a pending request). 30
+ * is more than an office behind one address signs in, caps what one network
+ * asks of the hashing pool at a derivation every two seconds, and, with a
+ * session that has not signed in living only as long as its request (10
+ * minutes), keeps at most 300 such rows per network (docs/decisions.md,
+ * "Limits and ranges"). A host sets it (`OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN`).
+ */
+export const OAuthNetworkLimit = Context.Reference<{ readonly perMinute: number }>(
+  "@opsplatform/core/oauth/OAuthNetworkLimit",
+  { defaultValue: () => ({ perMinute: 30 }) }
+)
+
+export const signInNetworkPolicy = (perMinute: number): RatePolicy => ({
+  name: "oauth-sign-in-network",
+  limit: perMinute,
+  windowSeconds: 60
+})
+
+export const authorizeNetworkPolicy = (perMinute: number): RatePolicy => ({
+  name: "oauth-authorize-network",
+  limit: perMinute,
+  windowSeconds: 60
+})
+
+/**
+ * Sign-in attempts per browser session (the consent page's cookie), whatever
+ * the email: twice an account's allowance, so a member who mistypes meets the
+ * account's limit first, while a script trying emails in one session stops at 20.
+ */
+export const signInSessionPolicy: RatePolicy = { name: "oauth-sign-in-session", limit: 20, windowSeconds: 15 * 60 }
+
 /** Token prefixes beyond the credential kinds (docs/decisions.md, "Design: credentials"). */
 export const oauthPrefixes = {
   refreshToken: "svc_rt_",

@@ -54,7 +54,11 @@ export type OAuthAppWithSecret = typeof OAuthAppWithSecret.Type
  * organization environment, or none for an operator's app) is the tenant it is
  * stored under, not a field.
  */
-export const StoredApp = OAuthApp.mapFields(Struct.assign({ secret_hash: Schema.NullOr(Schema.String) }))
+export const StoredApp = OAuthApp.mapFields(Struct.assign({
+  secret_hash: Schema.NullOr(Schema.String),
+  /** When the operator verified the app (`opsplatform admin verify-app`); null: not verified. */
+  verified_at: Schema.NullOr(IsoDateTime)
+}))
 export type StoredApp = typeof StoredApp.Type
 
 /**

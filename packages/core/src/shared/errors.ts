@@ -145,6 +145,20 @@ export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("
   }
 }
 
+/**
+ * The process's password and PIN hashing is at its bound (503 `unavailable`,
+ * with `Retry-After`): see `PasswordHashing`.
+ */
+export class HashingBusy extends Schema.TaggedError<HashingBusy>()("HashingBusy", {
+  retryAfterSec: Schema.Int
+}) {
+  readonly status = 503
+  readonly code = "unavailable"
+  override get message() {
+    return `The server is busy checking passwords and PINs; retry after ${this.retryAfterSec} s`
+  }
+}
+
 /** Every domain error class; `DomainError` and `isDomainError` are read from this one list. */
 const domainErrorClasses = [
   NotFound,
@@ -157,7 +171,8 @@ const domainErrorClasses = [
   Locked,
   NotImplemented,
   Unauthorized,
-  InsufficientScope
+  InsufficientScope,
+  HashingBusy
 ] as const
 
 export type DomainError = InstanceType<(typeof domainErrorClasses)[number]>

@@ -168,6 +168,12 @@ export interface TenantTable<A> {
   ) => Effect.Effect<boolean, SqlError.SqlError>
   /** Deletes the tenant's rows matching `conditions`; how many went. */
   readonly remove: (tenant: Tenant, conditions: ReadonlyArray<Statement.Fragment>) => Effect.Effect<number>
+  /**
+   * The tenant's rows, counted under a transaction-scoped lock of this table
+   * and tenant: inside a transaction, an insert after the count is seen by
+   * every other count waiting on the lock (a cap holds under concurrency).
+   */
+  readonly countLocked: (tenant: Tenant) => Effect.Effect<number>
   /** Runs a statement over this table whose rows the caller scoped with `where`, decoded. */
   readonly all: (statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>>
   readonly one: (statement: Statement.Statement<unknown>) => Effect.Effect<Option.Option<A>>
@@ -224,6 +230,12 @@ export const tenantTable = <A extends { readonly id: string }>(
       orDie(sql`DELETE FROM ${base.name} WHERE ${where(tenant, conditions)} RETURNING id`).pipe(
         Effect.map((rows) => rows.length)
       ),
+    countLocked: (tenant) =>
+      orDie(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${options.name}.count:${tenant.organizationId}:${tenant.environment}`}, 0))`
+        const [row] = yield* sql<{ readonly count: string | number }>`SELECT count(*) AS count FROM ${base.name} WHERE ${where(tenant)}`
+        return Number(row?.count ?? 0)
+      })),
     all: base.all,
     one: base.one
   }

@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import type { Kdf, SecureRandom } from "effect/crypto"
-import { hashLowEntropy } from "../shared/secrets.ts"
-import { type Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
+import { PasswordHashing } from "../shared/PasswordHashing.ts"
+import { type Conflict, type HashingBusy, NotFound, ValidationFailed } from "../shared/errors.ts"
 import { invalidCuiIssue, normalizeCui } from "../shared/identifiers.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { nowIso } from "../shared/time.ts"
@@ -36,8 +35,8 @@ export class Tenancy extends Context.Service<Tenancy, {
     id: string,
     patch: OrganizationUpdate
   ) => Effect.Effect<Organization, NotFound | ValidationFailed | Conflict>
-  readonly createUser: (input: { readonly email: string; readonly name: string; readonly password?: string | undefined }) => Effect.Effect<User, Conflict>
-  readonly setPassword: (userId: string, password: string) => Effect.Effect<void, NotFound | ValidationFailed>
+  readonly createUser: (input: { readonly email: string; readonly name: string; readonly password?: string | undefined }) => Effect.Effect<User, Conflict | HashingBusy>
+  readonly setPassword: (userId: string, password: string) => Effect.Effect<void, NotFound | ValidationFailed | HashingBusy>
   readonly addMember: (organizationId: string, userId: string, role: MemberRole) => Effect.Effect<Member, NotFound>
   /** The member, or 404 when the user does not belong to the organization. */
   readonly getMember: (organizationId: string, userId: string) => Effect.Effect<Member, NotFound>
@@ -46,14 +45,14 @@ export class Tenancy extends Context.Service<Tenancy, {
   static readonly layer: Layer.Layer<
     Tenancy,
     never,
-    TenancyRepo | Ids | Transactor | Kdf.Kdf | SecureRandom.SecureRandom
+    TenancyRepo | Ids | Transactor | PasswordHashing
   > = Layer.effect(
     Tenancy,
     Effect.gen(function*() {
       const repo = yield* TenancyRepo
       const ids = yield* Ids
       const tx = yield* Transactor
-      const crypto = yield* Effect.context<Kdf.Kdf | SecureRandom.SecureRandom>()
+      const hashing = yield* PasswordHashing
 
       // Core's own callers (the CLI, embedding hosts) reach here without the API's payload schema,
       // and a stored organization must always read back through its schema.
@@ -122,7 +121,7 @@ export class Tenancy extends Context.Service<Tenancy, {
           }
           const hash = input.password === undefined
             ? null
-            : yield* Effect.provideContext(hashLowEntropy(input.password), crypto)
+            : yield* hashing.hash(input.password)
           yield* repo.insertUser(user, hash)
           return user
         }),
@@ -132,7 +131,7 @@ export class Tenancy extends Context.Service<Tenancy, {
           }
           const user = yield* repo.findUser(userId)
           if (Option.isNone(user)) return yield* new NotFound({ resource: "user", id: userId })
-          yield* repo.setPasswordHash(userId, yield* Effect.provideContext(hashLowEntropy(password), crypto))
+          yield* repo.setPasswordHash(userId, yield* hashing.hash(password))
         }),
         addMember: Effect.fn("Tenancy.addMember")(function*(organizationId, userId, role) {
           return yield* tx.withTransaction(Effect.gen(function*() {

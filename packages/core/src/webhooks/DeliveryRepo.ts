@@ -74,12 +74,14 @@ export const AttemptRow = AttemptRecord.mapFields(Struct.assign({ created_at: Ti
  * secrets gathered as json, under the delivery table's column names.
  */
 const ClaimedRow = ClaimedDelivery.mapFields(Struct.assign({
+  eventCreatedAt: Timestamp,
   tenant: Json(ClaimedDelivery.fields.tenant),
   secrets: Json(ClaimedDelivery.fields.secrets)
 })).pipe(Schema.encodeKeys({
   subscriptionId: "subscription_id",
   eventId: "event_id",
   eventType: "event_type",
+  eventCreatedAt: "event_created_at",
   attemptNumber: "attempt_count",
   claimToken: "claim_token"
 }))
@@ -242,7 +244,7 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo, TenantScoped<{
             )
             SELECT c.id, c.subscription_id, c.event_id, c.event_type, c.attempts, c.attempt_count, c.claim_token,
               json_build_object('organizationId', c.organization_id, 'environment', c.environment) AS tenant,
-              c.previous_status = 'sending' AS reclaimed, e.payload, s.url,
+              c.previous_status = 'sending' AS reclaimed, e.payload, e.created_at AS event_created_at, s.url,
               COALESCE((SELECT json_agg(json_build_object('id', w.id, 'scheme', w.scheme, 'sealed', w.sealed) ORDER BY w.created_at DESC, w.id DESC)
                 FROM webhook_secrets w
                 WHERE w.subscription_id = c.subscription_id AND (w.expires_at IS NULL OR w.expires_at > ${now})), '[]'::json) AS secrets

@@ -1,6 +1,13 @@
-import { Clock, Context, Duration, Effect, Exit, Latch, Layer, Queue, Random, Result, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Latch, Layer, Metric, Queue, Random, Result, Scope } from "effect"
 import { Mac, Signature } from "effect/crypto"
 import { orLog } from "../shared/logging.ts"
+import {
+  countOne,
+  webhookAttempts,
+  webhookDeliveriesDead,
+  webhookFirstAttemptDelay,
+  webhookSubscriptionsDisabled
+} from "../shared/metrics.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import { isoFromMillis as iso } from "../shared/time.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
@@ -95,11 +102,15 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
             disableSubscription: false
           }
           if (used >= budget) {
+            yield* countOne(webhookDeliveriesDead, {})
             return { ...base, status: "dead", attempts: used, nextAttemptAt: null, lastStatusCode: null, lastError: LOST_ATTEMPT, log }
           }
 
           const body = encoder.encode(claimed.payload)
           const started = yield* Clock.currentTimeMillis
+          if (claimed.attemptNumber === 1) {
+            yield* Metric.update(webhookFirstAttemptDelay, Math.max(0, started - Date.parse(claimed.eventCreatedAt)) / 1000)
+          }
           const timestamp = Math.floor(started / 1000)
           const sent = yield* Effect.gen(function*() {
             const signingKeys = yield* Effect.forEach(claimed.secrets, keyOf)
@@ -123,7 +134,14 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
               timeoutMs: settings.timeoutMs,
               maxResponseBytes: settings.maxResponseBytes,
               allowPrivate: settings.allowPrivateDestinations
-            }).pipe(Effect.result)
+            }).pipe(
+              Effect.tap((answer) => Effect.annotateCurrentSpan("http.response.status_code", answer.status)),
+              Effect.withSpan("webhook.send", {
+                kind: "client",
+                attributes: { "webhook.event_type": claimed.eventType, "webhook.attempt": claimed.attemptNumber }
+              }),
+              Effect.result
+            )
           }).pipe(
             // Nothing was sent; the attempt fails and the schedule goes on (the cause is in the log line).
             Effect.catchDefect((defect) =>
@@ -144,6 +162,9 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
           const nextAttemptAt = next.delayMs === undefined ? null : iso(ended + next.delayMs)
           const statusCode = result._tag === "Answered" ? result.status : null
           const gone = statusCode === 410
+          yield* countOne(webhookAttempts, { outcome: next.status })
+          if (next.status === "dead") yield* countOne(webhookDeliveriesDead, {})
+          if (gone) yield* countOne(webhookSubscriptionsDisabled, {})
           const error = result._tag === "NotAnswered"
             ? result.error
             : gone

@@ -39,6 +39,8 @@ export class WebhookRepo extends Context.Service<WebhookRepo, TenantScoped<{
   readonly find: (tenant: Tenant, id: WebhookSubscriptionId) => Effect.Effect<Option.Option<StoredSubscription>>
   readonly list: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<StoredSubscription>>
   readonly remove: (tenant: Tenant, id: WebhookSubscriptionId) => Effect.Effect<boolean>
+  /** The tenant's subscriptions; inside a transaction, under a lock that makes a cap hold under concurrent creates. */
+  readonly countLocked: (tenant: Tenant) => Effect.Effect<number>
   /** Adds a secret to the tenant's subscription; nothing when the subscription is not the tenant's. */
   readonly insertSecret: (tenant: Tenant, secret: StoredSecret) => Effect.Effect<void>
   /**
@@ -87,6 +89,7 @@ export class WebhookRepo extends Context.Service<WebhookRepo, TenantScoped<{
         find: (tenant, id) => subscriptions.findById(tenant, id),
         list: (tenant, page) => subscriptions.page(tenant, [], page),
         remove: (tenant, id) => Effect.map(subscriptions.remove(tenant, [sql`id = ${id}`]), (n) => n > 0),
+        countLocked: subscriptions.countLocked,
         insertSecret: (tenant, s) =>
           Effect.flatMap(
             orDie(sql`SELECT 1 FROM webhook_subscriptions WHERE ${subscriptions.where(tenant, [sql`id = ${s.subscription_id}`])}`),

@@ -1,8 +1,9 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SecureRandom, Signature } from "effect/crypto"
-import { event, eventTypes, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
+import { event, eventJsonSchema, eventTypes, exampleBody, freshEventId, subscribableEventTypes } from "../events/catalog.ts"
 import { Outbox } from "../events/Outbox.ts"
-import { Conflict, NotFound, ValidationFailed } from "../shared/errors.ts"
+import { RateLimiter } from "../ratelimit/RateLimiter.ts"
+import { Conflict, NotFound, RateLimited, ValidationFailed } from "../shared/errors.ts"
 import { Ids, newId } from "../shared/Ids.ts"
 import type { Page, PageRequest } from "../shared/pagination.ts"
 import type { Tenant } from "../shared/tenant.ts"
@@ -24,6 +25,7 @@ import {
   type WebhookEventType,
   type WebhookPublicKey,
   type WebhookRedeliver,
+  type WebhookSecret,
   type WebhookSecretRotate,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
@@ -40,6 +42,14 @@ import { generateKeyPair, generateSecret, secretContext } from "./signing.ts"
 import { WebhookRepo } from "./WebhookRepo.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
+/** The subscribable types with their JSON Schemas and examples, generated once. */
+const catalog: ReadonlyArray<WebhookEventType> = subscribableEventTypes.map((type) => ({
+  type,
+  description: eventTypes[type].description,
+  schema: eventJsonSchema(type),
+  example: exampleBody(type)
+}))
+
 /** Rotated-out secrets kept valid at once, besides the current one. */
 export const MAX_RETIRING_SECRETS = 2
 
@@ -53,7 +63,11 @@ const isDeliveryId = Schema.is(WebhookDeliveryId)
  */
 export class Webhooks extends Context.Service<Webhooks, {
   readonly eventTypes: Effect.Effect<ReadonlyArray<WebhookEventType>>
-  readonly create: (tenant: Tenant, input: WebhookSubscriptionCreate) => Effect.Effect<WebhookSubscriptionWithSecret, ValidationFailed>
+  /** At most `maxSubscriptions` per organization environment: past it, 409. */
+  readonly create: (
+    tenant: Tenant,
+    input: WebhookSubscriptionCreate
+  ) => Effect.Effect<WebhookSubscriptionWithSecret, ValidationFailed | Conflict>
   readonly get: (tenant: Tenant, id: string) => Effect.Effect<WebhookSubscription, NotFound>
   readonly list: (tenant: Tenant, page: PageRequest) => Effect.Effect<Page<WebhookSubscription>>
   readonly update: (
@@ -67,9 +81,12 @@ export class Webhooks extends Context.Service<Webhooks, {
     id: string,
     input: WebhookSecretRotate
   ) => Effect.Effect<WebhookSubscriptionWithSecret, NotFound>
+  /** The current signing key: a `v1` secret opened from its sealed form, or a `v1a` public key. */
+  readonly revealSecret: (tenant: Tenant, id: string) => Effect.Effect<WebhookSecret, NotFound>
   /** The public keys deliveries are signed for now (`v1a` keys not yet expired), newest first. */
   readonly publicKeys: (tenant: Tenant, id: string) => Effect.Effect<ReadonlyArray<WebhookPublicKey>, NotFound>
-  readonly sendTest: (tenant: Tenant, id: string) => Effect.Effect<WebhookTestResult, NotFound | Conflict>
+  /** At most `testsPerMinute` per organization environment: past it, 429. */
+  readonly sendTest: (tenant: Tenant, id: string) => Effect.Effect<WebhookTestResult, NotFound | Conflict | RateLimited>
   readonly listDeliveries: (
     tenant: Tenant,
     id: string,
@@ -88,7 +105,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     id: string,
     deliveryId: string,
     input: WebhookRedeliver
-  ) => Effect.Effect<void, NotFound | Conflict>
+  ) => Effect.Effect<void, NotFound | Conflict | RateLimited>
 }>()("@opsplatform/core/webhooks/Webhooks") {
   static readonly layer: Layer.Layer<
     Webhooks,
@@ -101,6 +118,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     | SecretBox
     | WebhookTransport
     | DeliverySignal
+    | RateLimiter
     | SecureRandom.SecureRandom
     | Signature.Signature
   > = Layer.effect(
@@ -115,6 +133,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const transport = yield* WebhookTransport
       const signal = yield* DeliverySignal
       const settings = yield* WebhookSettings
+      const limiter = yield* RateLimiter
       const keyCrypto = yield* Effect.context<SecureRandom.SecureRandom | Signature.Signature>()
 
       const nowMs = Clock.currentTimeMillis
@@ -181,6 +200,26 @@ export class Webhooks extends Context.Service<Webhooks, {
         }
       })
 
+      /**
+       * Test sends and redeliveries per minute per organization environment
+       * (docs/decisions.md, "Limits and ranges"): each makes the worker POST
+       * to a host of the tenant's choosing.
+       */
+      const perMinute = (tenant: Tenant, what: "tests" | "redeliveries") =>
+        Effect.gen(function*() {
+          const policy = what === "tests"
+            ? { name: "webhook-tests", limit: settings.testsPerMinute, windowSeconds: 60 }
+            : { name: "webhook-redeliveries", limit: settings.redeliveriesPerMinute, windowSeconds: 60 }
+          const decision = yield* limiter.consume(`${policy.name}:${tenant.organizationId}:${tenant.environment}`, policy)
+          if (decision.allowed) return
+          return yield* new RateLimited({
+            retryAfterSec: decision.resetSeconds,
+            limit: policy.limit,
+            windowSec: policy.windowSeconds,
+            policy: what === "tests" ? "webhook test sends" : "webhook redeliveries"
+          })
+        })
+
       const findDelivery = (tenant: Tenant, id: string, deliveryId: string) =>
         (isSubscriptionId(id) && isDeliveryId(deliveryId)
           ? deliveries.find(tenant, id, deliveryId)
@@ -192,7 +231,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         )
 
       return Webhooks.of({
-        eventTypes: Effect.sync(() => subscribableEventTypes.map((type) => ({ type, description: eventTypes[type].description }))),
+        eventTypes: Effect.sync(() => catalog),
         create: Effect.fn("Webhooks.create")(function*(tenant, input) {
           const url = yield* checkUrl(tenant, input.url)
           const now = yield* nowMs
@@ -211,9 +250,15 @@ export class Webhooks extends Context.Service<Webhooks, {
             updated_at: at,
             latest_secret_expiry: null
           }
-          yield* tx.withTransaction(
-            Effect.andThen(repo.insert(tenant, subscription), repo.insertSecret(tenant, stored(subscription.id)))
-          )
+          yield* tx.withTransaction(Effect.gen(function*() {
+            if ((yield* repo.countLocked(tenant)) >= settings.maxSubscriptions) {
+              return yield* new Conflict({
+                reason: `This environment has ${settings.maxSubscriptions} webhook subscriptions, the most it may have; delete one first`
+              })
+            }
+            yield* repo.insert(tenant, subscription)
+            yield* repo.insertSecret(tenant, stored(subscription.id))
+          }))
           return { ...toApi(subscription, now), secret: shown.secret }
         }),
         get: Effect.fn("Webhooks.get")(function*(tenant, id) {
@@ -270,6 +315,17 @@ export class Webhooks extends Context.Service<Webhooks, {
             return { ...toApi(row, now), secret: shown.secret }
           }))
         }),
+        revealSecret: Effect.fn("Webhooks.revealSecret")(function*(tenant, id) {
+          const subscription = yield* find(tenant, id)
+          const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
+          const current = active.find((key) => key.expires_at === null) ?? active[0]
+          if (current === undefined) return yield* new NotFound({ resource: "webhook secret", id })
+          return {
+            signing_scheme: current.scheme,
+            secret: current.scheme === "v1" ? yield* box.open(current.sealed, secretContext(current.id)) : null,
+            public_key: current.public_key
+          }
+        }),
         publicKeys: Effect.fn("Webhooks.publicKeys")(function*(tenant, id) {
           const subscription = yield* find(tenant, id)
           const active = yield* repo.activeSecrets(tenant, subscription.id, iso(yield* nowMs))
@@ -284,17 +340,19 @@ export class Webhooks extends Context.Service<Webhooks, {
           if (!subscription.enabled) {
             return yield* new Conflict({ reason: "This subscription is disabled; enable it before sending a test" })
           }
+          yield* perMinute(tenant, "tests")
           const eventId = freshEventId(yield* ids.uuid)
-          const deliveryId = yield* publishTo(
+          const sent = yield* publishTo(
             tenant,
             event("webhook.test", eventId, { subscription_id: subscription.id }),
             subscription.id
           ).pipe(
             Effect.provide(sendContext)
           )
-          return yield* Option.match(deliveryId, {
+          return yield* Option.match(sent, {
             onNone: () => Effect.fail(new NotFound({ resource: "webhook subscription", id })),
-            onSome: (delivery_id) => Effect.succeed({ event_id: eventId, delivery_id })
+            onSome: ({ deliveryId, payload }) =>
+              Effect.succeed({ event_id: eventId, delivery_id: deliveryId, payload: JSON.parse(payload) as Record<string, unknown> })
           })
         }),
         listDeliveries: Effect.fn("Webhooks.listDeliveries")(function*(tenant, id, filter, page) {
@@ -307,6 +365,7 @@ export class Webhooks extends Context.Service<Webhooks, {
           return yield* deliveries.listAttempts(tenant, delivery.id, page)
         }),
         redeliver: Effect.fn("Webhooks.redeliver")(function*(tenant, id, deliveryId, input) {
+          yield* perMinute(tenant, "redeliveries")
           return yield* tx.withTransaction(Effect.gen(function*() {
             const subscription = yield* find(tenant, id)
             const delivery = yield* findDelivery(tenant, id, deliveryId)

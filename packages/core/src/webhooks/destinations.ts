@@ -76,16 +76,38 @@ const blockedV4: ReadonlyArray<readonly [ReadonlyArray<number>, number]> = [
 
 const isPublicV4 = (b: ReadonlyArray<number>): boolean => !blockedV4.some(([prefix, bits]) => inV4(b, prefix, bits))
 
+/**
+ * IPv6 forms that carry an IPv4 address are judged by that address, since a
+ * relay or translator on the way may deliver to it (decided:
+ * docs/decisions.md, "Limits and ranges"): IPv4-mapped `::ffff:0:0/96`,
+ * IPv4-translated `::ffff:0:0:0/96` (RFC 2765), IPv4-compatible `::/96`,
+ * NAT64 `64:ff9b::/96` (RFC 6052), 6to4 `2002::/16` (RFC 3056: bits 16–47) and
+ * Teredo `2001::/32` (RFC 4380: the server in bits 32–63, the client
+ * inverted in the last 32; both must be public). The local-use NAT64 prefix
+ * `64:ff9b:1::/48` (RFC 8215) embeds at an offset its operator chooses, so it
+ * is refused whole, as are the other non-global blocks of `2001::/23`.
+ */
 const isPublicV6 = (b: ReadonlyArray<number>): boolean => {
   const allZeroUpTo = (n: number) => b.slice(0, n).every((x) => x === 0)
+  const zeroBetween = (from: number, to: number) => b.slice(from, to).every((x) => x === 0)
   // :: and ::1
   if (allZeroUpTo(15) && (b[15] === 0 || b[15] === 1)) return false
   // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d: judge the IPv4 address.
   if (allZeroUpTo(10) && b[10] === 0xff && b[11] === 0xff) return isPublicV4(b.slice(12))
   if (allZeroUpTo(12)) return isPublicV4(b.slice(12))
-  // NAT64 64:ff9b::/96 carries an IPv4 address too.
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) {
-    return isPublicV4(b.slice(12))
+  // IPv4-translated ::ffff:0:a.b.c.d.
+  if (allZeroUpTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return isPublicV4(b.slice(12))
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+    // NAT64 64:ff9b::/96 carries an IPv4 address too; nothing else of 64:ff9b::/32 is global.
+    return zeroBetween(4, 12) && isPublicV4(b.slice(12))
+  }
+  // 6to4 2002:aabb:ccdd::/48.
+  if (b[0] === 0x20 && b[1] === 0x02) return isPublicV4(b.slice(2, 6))
+  if (b[0] === 0x20 && b[1] === 0x01 && (b[2]! & 0xfe) === 0x00) {
+    // Teredo 2001:0000::/32: the server's address, and the client's (inverted) at the end.
+    if (b[2] === 0 && b[3] === 0) return isPublicV4(b.slice(4, 8)) && isPublicV4(b.slice(12).map((x) => x ^ 0xff))
+    // The rest of 2001::/23 is IETF protocol assignments, none a webhook receiver.
+    return false
   }
   const first = b[0]!
   const second = b[1]!

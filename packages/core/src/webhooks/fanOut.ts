@@ -27,14 +27,18 @@ export const WebhookFanOut: Layer.Layer<OutboxListener, never, DeliveryRepo | De
 
 /**
  * Publishes an event for one subscription of the tenant only, whatever its
- * types (the test ping). Answers the delivery id, or none when the event id
- * already existed or the subscription is not the tenant's.
+ * types (the test ping). Answers the delivery id and the body it sends, or
+ * none when the event id already existed or the subscription is not the tenant's.
  */
 export const publishTo = (
   tenant: Tenant,
   event: OutboxEvent,
   subscriptionId: WebhookSubscriptionId
-): Effect.Effect<Option.Option<WebhookDeliveryId>, never, Outbox | DeliveryRepo | DeliverySignal | Transactor> =>
+): Effect.Effect<
+  Option.Option<{ readonly deliveryId: WebhookDeliveryId; readonly payload: string }>,
+  never,
+  Outbox | DeliveryRepo | DeliverySignal | Transactor
+> =>
   Effect.gen(function*() {
     const tx = yield* Transactor
     const outbox = yield* Outbox
@@ -42,9 +46,9 @@ export const publishTo = (
     const signal = yield* DeliverySignal
     return yield* tx.withTransaction(Effect.gen(function*() {
       const stored = yield* outbox.publish(tenant, event)
-      if (Option.isNone(stored)) return Option.none<WebhookDeliveryId>()
+      if (Option.isNone(stored)) return Option.none()
       const queued = yield* deliveries.enqueue(tenant, stored.value, subscriptionId)
       if (queued.length > 0) yield* tx.afterCommit(signal.notify)
-      return Option.fromNullishOr(queued[0])
+      return Option.map(Option.fromNullishOr(queued[0]), (deliveryId) => ({ deliveryId, payload: stored.value.payload }))
     }))
   })

@@ -1,6 +1,7 @@
 import { Schema, Struct } from "effect"
 import { subscribableEventTypes } from "../events/catalog.ts"
-import { isMaxChars, IsoDateTime, Uuid } from "../shared/schemas.ts"
+import { Filters } from "../shared/filters.ts"
+import { Instant, isMaxChars, IsoDateTime, isPattern, Uuid } from "../shared/schemas.ts"
 import { Environment } from "../shared/tenant.ts"
 
 /** Where a delivery stands (docs/decisions.md, "Design: events and webhooks"). `failed` will be retried; `dead` will not. */
@@ -144,6 +145,14 @@ export const WebhookSecretRotate = Schema.Struct({
   }))
 }).annotate({ identifier: "WebhookSecretRotate" })
 
+/** The current signing key of a subscription, revealed on request: a `v1` secret, or a `v1a` key's public half. */
+export const WebhookSecret = Schema.Struct({
+  signing_scheme: SigningScheme,
+  secret: Schema.NullOr(Schema.String).annotate({ description: "With `v1`, the current signing secret (`whsec_` + base64); `null` with `v1a`" }),
+  public_key: Schema.NullOr(Schema.String).annotate({ description: "With `v1a`, the current public key (`whpk_`); `null` with `v1`" })
+}).annotate({ identifier: "WebhookSecret" })
+export type WebhookSecret = typeof WebhookSecret.Type
+
 /** A public key deliveries are signed for: the current `v1a` key, and rotated-out ones until they expire. */
 export const WebhookPublicKey = Schema.Struct({
   id: WebhookSecretId,
@@ -228,7 +237,11 @@ export const toWebhookDelivery = (
 
 export const WebhookEventType = Schema.Struct({
   type: Schema.String,
-  description: Schema.String
+  description: Schema.String,
+  schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "The JSON Schema (draft 2020-12) of this type's webhook body: the envelope and exactly its `data` fields"
+  }),
+  example: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "An example webhook body of this type" })
 }).annotate({ identifier: "WebhookEventType" })
 export type WebhookEventType = typeof WebhookEventType.Type
 
@@ -239,11 +252,20 @@ export type WebhookRedeliver = typeof WebhookRedeliver.Type
 
 export const WebhookTestResult = Schema.Struct({
   event_id: Schema.String,
-  delivery_id: WebhookDeliveryId
+  delivery_id: WebhookDeliveryId,
+  payload: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The webhook body the test delivery sends" })
 }).annotate({ identifier: "WebhookTestResult" })
 export type WebhookTestResult = typeof WebhookTestResult.Type
 
-export const DeliveryFilter = Schema.Struct({ status: Schema.optionalKey(DeliveryStatus) })
+/** The delivery log's filter: its state, the event's type, and when the delivery was created (a half-open range). */
+export const DeliveryFilter = Schema.Struct({
+  status: Schema.optionalKey(DeliveryStatus),
+  event_type: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(100)).annotate({
+    description: "Only deliveries of this event type"
+  })),
+  created_from: Schema.optionalKey(Instant.annotate({ description: "created_at on or after" }).pipe(Filters.from("created_at"))),
+  created_before: Schema.optionalKey(Instant.annotate({ description: "created_at before" }).pipe(Filters.before("created_at")))
+})
 export type DeliveryFilter = typeof DeliveryFilter.Type
 
 /** The delivery state a worker writes back after an attempt. */
@@ -273,6 +295,8 @@ export const ClaimedDelivery = Schema.Struct({
   url: Schema.String,
   eventId: Schema.String,
   eventType: Schema.String,
+  /** When the event was published (ISO 8601): the first attempt's delay is measured from it. */
+  eventCreatedAt: Schema.String,
   /** The exact body to send. */
   payload: Schema.String,
   /** Attempts used of the current budget before this claim. */
@@ -286,3 +310,89 @@ export const ClaimedDelivery = Schema.Struct({
   secrets: Schema.Array(StoredSecret.mapFields(Struct.pick(["id", "scheme", "sealed"])))
 })
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
+
+// ---- Portal sessions ------------------------------------------------------------
+
+export const PortalSessionId = Uuid.pipe(Schema.brand("PortalSessionId"))
+export type PortalSessionId = typeof PortalSessionId.Type
+
+export const DEFAULT_PORTAL_SECONDS = 60 * 60
+export const MAX_PORTAL_SECONDS = 24 * 60 * 60
+export const MIN_PORTAL_SECONDS = 60
+export const MAX_FRAME_ANCESTORS = 10
+
+/** An origin a page may be framed by: scheme, host and optional port, nothing else (it goes into a CSP header). */
+const FrameOrigin = Schema.String.check(
+  isMaxChars(200),
+  isPattern(/^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/, { message: "must be an origin such as https://app.example.com" })
+)
+
+/** How the portal looks inside the embedding page: CSS variables, never CSS of the caller's. */
+export const PortalTheme = Schema.Struct({
+  accent_color: Schema.optionalKey(Schema.String.check(
+    isMaxChars(7),
+    isPattern(/^#[0-9A-Fa-f]{6}$/, { message: "must be a colour as #rrggbb" })
+  ).annotate({ description: "Links, buttons and focus rings, as #rrggbb" })),
+  font_family: Schema.optionalKey(Schema.String.check(
+    isMaxChars(100),
+    isPattern(/^[A-Za-z0-9 ,-]+$/, { message: "must be font names separated by commas (letters, digits, spaces, hyphens)" })
+  ).annotate({ description: "A CSS font-family list of names, e.g. `Inter, system-ui, sans-serif`" })),
+  color_scheme: Schema.optionalKey(Schema.Literals(["light", "dark", "auto"]).annotate({
+    description: "`auto` (default) follows the reader's system setting"
+  }))
+}).annotate({ identifier: "PortalTheme" })
+export type PortalTheme = typeof PortalTheme.Type
+
+export const PortalSessionCreate = Schema.Struct({
+  expires_in_seconds: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: MIN_PORTAL_SECONDS, maximum: MAX_PORTAL_SECONDS })).annotate({
+      description: `How long the link and the session it opens last, in seconds (default ${DEFAULT_PORTAL_SECONDS}, at most ${MAX_PORTAL_SECONDS})`
+    })
+  ),
+  read_only: Schema.optionalKey(Schema.Boolean.annotate({ description: "Show everything, change nothing (default false)" })),
+  event_types: Schema.optionalKey(EventTypes.annotate({
+    description: "Only these event types are offered in the portal's catalog and subscriptions (default: every type)"
+  })),
+  frame_ancestors: Schema.optionalKey(Schema.Array(FrameOrigin).check(Schema.isMaxLength(MAX_FRAME_ANCESTORS)).annotate({
+    description: "Origins allowed to embed the portal in a frame (Content-Security-Policy `frame-ancestors`); default none"
+  })),
+  theme: Schema.optionalKey(PortalTheme)
+}).annotate({ identifier: "PortalSessionCreate" })
+export type PortalSessionCreate = typeof PortalSessionCreate.Type
+
+/** A portal session as the API shows it; `url` only in the answer that created it. */
+export const PortalSession = Schema.Struct({
+  id: PortalSessionId,
+  read_only: Schema.Boolean,
+  event_types: Schema.NullOr(Schema.Array(Schema.String)),
+  frame_ancestors: Schema.Array(Schema.String),
+  theme: PortalTheme,
+  created_at: IsoDateTime,
+  expires_at: IsoDateTime
+}).annotate({ identifier: "PortalSession" })
+export type PortalSession = typeof PortalSession.Type
+
+export const PortalSessionCreated = PortalSession.mapFields(Struct.assign({
+  url: Schema.String.annotate({
+    description: "The one-time link to the portal. Hand it to the person who opens it; it works once, until `expires_at`"
+  })
+})).annotate({ identifier: "PortalSessionCreated" })
+export type PortalSessionCreated = typeof PortalSessionCreated.Type
+
+/**
+ * A portal session as stored: only hashes of the link's token and of the
+ * browser cookie it was exchanged for, and whose session it is.
+ */
+export const StoredPortalSession = PortalSession.mapFields(Struct.assign({
+  organization_id: Schema.String,
+  environment: Environment,
+  link_hash: Schema.String,
+  cookie_hash: Schema.NullOr(Schema.String),
+  exchanged_at: Schema.NullOr(IsoDateTime),
+  revoked_at: Schema.NullOr(IsoDateTime)
+}))
+export type StoredPortalSession = typeof StoredPortalSession.Type
+
+export const toPortalSession = (
+  { cookie_hash: _c, environment: _e, exchanged_at: _x, link_hash: _l, organization_id: _o, revoked_at: _r, ...session }: StoredPortalSession
+): PortalSession => session

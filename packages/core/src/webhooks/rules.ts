@@ -143,3 +143,36 @@ export const redeliverDecision = (status: DeliveryStatus, force: boolean): Redel
       return { _tag: "Refuse", reason: "An attempt of this delivery is in flight; redeliver once it is recorded" }
   }
 }
+
+// ---- Portal sessions --------------------------------------------------------------
+
+/** Why a portal link does not open: never seen, already opened once, past its time, or ended by its organization. */
+export type PortalLinkRefusal = "unknown" | "used" | "expired" | "revoked"
+
+interface PortalSessionTimes {
+  readonly expires_at: string
+  readonly exchanged_at: string | null
+  readonly revoked_at: string | null
+}
+
+/** Why a link that could not be claimed was refused; revocation and expiry say more than "used". */
+export const portalLinkRefusal = (session: PortalSessionTimes | undefined, nowMs: number): PortalLinkRefusal =>
+  session === undefined
+    ? "unknown"
+    : session.revoked_at !== null
+    ? "revoked"
+    : Date.parse(session.expires_at) <= nowMs
+    ? "expired"
+    : "used"
+
+/** Whether an opened session still admits its browser. */
+export const portalSessionActive = (session: PortalSessionTimes, nowMs: number): boolean =>
+  session.exchanged_at !== null && session.revoked_at === null && Date.parse(session.expires_at) > nowMs
+
+/** What a portal session may do, in the API's scopes: read always, write unless it is read-only. */
+export const portalScopes = (session: { readonly read_only: boolean }): ReadonlyArray<"webhooks:read" | "webhooks:write"> =>
+  session.read_only ? ["webhooks:read"] : ["webhooks:read", "webhooks:write"]
+
+/** The types among `wanted` a session limited to `allowed` may not subscribe to (none when it is not limited). */
+export const typesOutsidePortal = (allowed: ReadonlyArray<string> | null, wanted: ReadonlyArray<string>): ReadonlyArray<string> =>
+  allowed === null ? [] : wanted.filter((t) => !allowed.includes(t))

@@ -19,6 +19,12 @@ export interface WebhookSettingsShape {
   /** Operator switch (`OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE=true`): loopback and private destinations allowed. */
   readonly allowPrivateDestinations: boolean
   readonly userAgent: string
+  /** Subscriptions an organization environment may have (`OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS`). */
+  readonly maxSubscriptions: number
+  /** Test sends per minute per organization environment (`OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN`). */
+  readonly testsPerMinute: number
+  /** Redeliveries asked for per minute per organization environment (`OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN`). */
+  readonly redeliveriesPerMinute: number
 }
 
 export const defaultWebhookSettings: WebhookSettingsShape = {
@@ -31,7 +37,10 @@ export const defaultWebhookSettings: WebhookSettingsShape = {
   pollIntervalMs: 1_000,
   maxResponseBytes: 4 * 1024,
   allowPrivateDestinations: false,
-  userAgent: "OpsPlatform-Webhooks/1.0"
+  userAgent: "OpsPlatform-Webhooks/1.0",
+  maxSubscriptions: 20,
+  testsPerMinute: 10,
+  redeliveriesPerMinute: 60
 }
 
 /** Delivery settings; hosts override them from their configuration, tests shorten the schedule. */

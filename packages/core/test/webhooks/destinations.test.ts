@@ -45,6 +45,33 @@ describe("isPublicAddress", () => {
     }
   })
 
+  it("judges an IPv6 address that embeds an IPv4 address by the IPv4 address (issue 28, item 6)", () => {
+    const embeddingInternal = [
+      // 6to4 of 127.0.0.1, 10.0.0.1, 192.168.1.1, 169.254.169.254
+      "2002:7f00:1::",
+      "2002:a00:1::1",
+      "2002:c0a8:101:1::1",
+      "2002:a9fe:a9fe::",
+      // Teredo: a private server, or a client 10.0.0.1 (inverted: f5ff:fffe)
+      "2001:0:a00:1::1",
+      "2001:0:808:808:0:0:f5ff:fffe",
+      // NAT64 of 127.0.0.1, and the local-use NAT64 prefix (any address in it)
+      "64:ff9b::7f00:1",
+      "64:ff9b:1::a00:1",
+      "64:ff9b:1:ffff::808:808",
+      // IPv4-mapped and IPv4-translated 10.0.0.1
+      "::ffff:a00:1",
+      "::ffff:0:a00:1",
+      "::ffff:0:10.0.0.1",
+      // Other IETF blocks of 2001::/23 (benchmarking, ORCHID)
+      "2001:2::1",
+      "2001:10::1"
+    ]
+    for (const address of embeddingInternal) expect(isPublicAddress(address), address).toBe(false)
+    const embeddingPublic = ["2002:808:808::1", "2001:0:808:808:0:0:f7f7:f7f7", "64:ff9b::808:808", "::ffff:0:8.8.8.8"]
+    for (const address of embeddingPublic) expect(isPublicAddress(address), address).toBe(true)
+  })
+
   it("accepts public unicast addresses of both families", () => {
     for (
       const address of ["93.184.215.14", "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "[2a00:1450:4001::200e]", "::ffff:8.8.8.8"]

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DisplayModel } from "@opsplatform/core"
-import { BadRequestError, LockedError, NotFoundError, NotImplementedError, RateLimitedError } from "./errors.ts"
+import { BadRequestError, LockedError, NotFoundError, NotImplementedError, RateLimitedError, UnavailableError } from "./errors.ts"
 import { Envelope, idParam, ListEnvelope, pageQuery } from "./envelope.ts"
 import { carriesSecret, ignoresIdempotencyKey } from "./idempotency.ts"
 import { scope } from "./security.ts"
@@ -46,7 +46,7 @@ export class DisplayApi extends HttpApiGroup.make("display")
       params: idParams,
       payload: DisplayModel.PinInput,
       success: Envelope(DisplayModel.Device),
-      error: NotFoundError
+      error: [NotFoundError, UnavailableError]
     }).pipe(scope("display:manage")),
     HttpApiEndpoint.delete("clearPin", "/display/devices/:id/pin", {
       params: idParams,
@@ -56,7 +56,7 @@ export class DisplayApi extends HttpApiGroup.make("display")
     HttpApiEndpoint.post("unlock", "/display/unlock", {
       payload: DisplayModel.PinInput,
       success: Envelope(DisplayModel.UnlockResult),
-      error: [BadRequestError, NotFoundError, LockedError, RateLimitedError]
+      error: [BadRequestError, NotFoundError, LockedError, RateLimitedError, UnavailableError]
     }).pipe(scope("display:read"), ignoresIdempotencyKey),
     HttpApiEndpoint.post("ask", "/display/assistant", {
       payload: DisplayModel.AssistantQuestion,

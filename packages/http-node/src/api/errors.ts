@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Errors } from "@opsplatform/core"
 import { CurrentRequestId } from "./requestContext.ts"
 
@@ -100,6 +101,13 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 }) {
   declare readonly status: 500
 }
+export class UnavailableError extends Schema.Error<UnavailableError>("UnavailableError")(fields, {
+  httpApiStatus: 503,
+  description: "`unavailable`: the server is at a bound for the moment (its password and PIN hashing, the database); " +
+    "retry after `Retry-After` seconds (also `retryAfterSec`)"
+}) {
+  declare readonly status: 503
+}
 export class NotImplementedError extends Schema.Error<NotImplementedError>("NotImplementedError")(fields, {
   httpApiStatus: 501,
   description: "The capability is not available, e.g. `STT_UNAVAILABLE`"
@@ -128,7 +136,7 @@ export const statusTable = {
   431: { Class: undefined, code: "request_header_fields_too_large" },
   500: { Class: InternalError, code: "internal_error" },
   501: { Class: NotImplementedError, code: "not_implemented" },
-  503: { Class: undefined, code: "unavailable" }
+  503: { Class: UnavailableError, code: "unavailable" }
 } as const
 
 type Table = typeof statusTable
@@ -173,8 +181,16 @@ export type ApiErrorFor<E> = E extends { readonly status: infer S extends ApiSta
 export const fromDomain = <E extends Errors.DomainError>(e: E): Effect.Effect<ApiErrorFor<E>> =>
   apiError(e.status, e.code, e.message, {
     ...(e._tag === "ValidationFailed" ? { details: e.details } : {}),
-    ...(e._tag === "RateLimited" ? { retryAfterSec: e.retryAfterSec } : {})
+    ...(e._tag === "RateLimited" || e._tag === "HashingBusy" ? { retryAfterSec: e.retryAfterSec } : {})
   }) as Effect.Effect<ApiErrorFor<E>>
+
+/** A refusal that says when to come back (429, 503) says it in `Retry-After` as well as in the body. */
+const retryAfterOf = (e: Errors.DomainError) =>
+  e._tag === "RateLimited" || e._tag === "HashingBusy"
+    ? HttpEffect.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSec)))
+    )
+    : Effect.void
 
 /**
  * Pipe a core call through this in a handler: each domain failure becomes the
@@ -183,12 +199,23 @@ export const fromDomain = <E extends Errors.DomainError>(e: E): Effect.Effect<Ap
  */
 export const domain = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, Errors.DomainError> | ApiErrorFor<Extract<E, Errors.DomainError>>, R> =>
+): Effect.Effect<
+  A,
+  Exclude<E, Errors.DomainError> | ApiErrorFor<Extract<E, Errors.DomainError>>,
+  R | HttpServerRequest.HttpServerRequest
+> =>
   Effect.catch(
     self,
-    (e): Effect.Effect<never, Exclude<E, Errors.DomainError> | ApiErrorFor<Extract<E, Errors.DomainError>>> =>
+    (e): Effect.Effect<
+      never,
+      Exclude<E, Errors.DomainError> | ApiErrorFor<Extract<E, Errors.DomainError>>,
+      HttpServerRequest.HttpServerRequest
+    > =>
       Errors.isDomainError(e)
-        ? Effect.flatMap(fromDomain(e), (error) => Effect.fail(error as ApiErrorFor<Extract<E, Errors.DomainError>>))
+        ? Effect.andThen(
+          retryAfterOf(e),
+          Effect.flatMap(fromDomain(e), (error) => Effect.fail(error as ApiErrorFor<Extract<E, Errors.DomainError>>))
+        )
         : Effect.fail(e as Exclude<E, Errors.DomainError>)
   )
 

@@ -19,14 +19,14 @@ const where: Record<HttpApiError.HttpApiSchemaError["kind"], string> = {
   ResponseHeaders: "response"
 }
 
-/** One `{ field, issue }` per failing field; the field is the dotted path inside the body, query or path. */
-export const schemaErrorDetails = (error: HttpApiError.HttpApiSchemaError) => {
-  const { issues } = formatter(error.cause.issue)
+/** One `{ field, issue }` per failing field of a decoding failure; `whole` names the field of an issue with no path. */
+export const issueDetails = (cause: SchemaIssue.Issue, whole: string) => {
+  const { issues } = formatter(cause)
   const seen = new Set<string>()
   const details: Array<{ field: string; issue: string }> = []
   for (const issue of issues) {
     const path = issue.path ?? []
-    const field = path.length === 0 ? where[error.kind] : path.map(String).join(".")
+    const field = path.length === 0 ? whole : path.map(String).join(".")
     const message = issue.message === "Missing key"
       ? "is required"
       : issue.message === "Expected no excess property"
@@ -39,6 +39,9 @@ export const schemaErrorDetails = (error: HttpApiError.HttpApiSchemaError) => {
   }
   return details
 }
+
+/** One `{ field, issue }` per failing field; the field is the dotted path inside the body, query or path. */
+export const schemaErrorDetails = (error: HttpApiError.HttpApiSchemaError) => issueDetails(error.cause.issue, where[error.kind])
 
 export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) => {
   if (error.kind === "Body" || error.kind === "ResponseHeaders") {

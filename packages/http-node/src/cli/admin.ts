@@ -185,6 +185,18 @@ const installApp = Command.make("install-app", {
     yield* printJson({ ...installation, organization_id: flags.org })
   }))).pipe(Command.withDescription("Install an OAuth app in an organization environment (what client_credentials reaches)"))
 
+const verifyApp = Command.make("verify-app", {
+  clientId: Flag.String("client-id").pipe(Flag.withDescription("The app's client_id")),
+  revoke: Flag.Boolean("revoke").pipe(Flag.withDescription("Take the verification back"), Flag.withDefault(false))
+}, (flags) =>
+  withCore(Effect.gen(function*() {
+    const apps = yield* OAuthApps.OAuthApps
+    yield* printJson(yield* apps.setVerified(flags.clientId, !flags.revoke))
+  }))).pipe(Command.withDescription(
+    "Mark an OAuth app verified: its authorize requests that fail before the member acts go back to its redirect URI " +
+      "instead of the server's error page (docs/decisions.md, \"OAuth 2.0\")"
+  ))
+
 /** The password from the flag, or else the whole of stdin without its final line break. */
 const passwordInput = (flag: Option.Option<string>) =>
   Option.match(flag, {
@@ -238,6 +250,6 @@ const setOrg = Command.make("set-org", {
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription("Operator commands"),
-  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys, setOrg, createApp, installApp, setPassword])
+  Command.withSubcommands([createOrg, createKey, revokeKey, listKeys, setOrg, createApp, installApp, verifyApp, setPassword])
 )
 

@@ -5,10 +5,11 @@ import { DeliveryRepo, Migrations } from "@opsplatform/core"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { coreConfig, load } from "../config/Configuration.ts"
+import { coreConfig, load, serverConfig } from "../config/Configuration.ts"
 import { variables } from "../config/variables.ts"
 import { type DatabaseChoice, embeddedHolder, layerSql } from "../server/database.ts"
 import { failCommand } from "./process.ts"
+import { publicUrlIssue } from "../oauth/protocol.ts"
 import { resolveOperatorKey } from "../server/webhooks.ts"
 
 /**
@@ -196,6 +197,27 @@ const databaseChecks = (choice: DatabaseChoice): Effect.Effect<ReadonlyArray<Che
   )
 }
 
+/**
+ * The OAuth issuer and the root of every OAuth address: without a public URL
+ * the server names itself only to clients on this machine or behind a trusted
+ * proxy (docs/decisions.md, "OAuth 2.0").
+ */
+export const checkPublicUrl = (publicUrl: string | undefined, trustedProxies: number): Check => {
+  if (publicUrl === undefined) {
+    return warn(
+      "public URL",
+      trustedProxies > 0
+        ? "OPSPLATFORM_PUBLIC_URL is not set: the OAuth issuer follows the Host that the trusted proxies pass on"
+        : "OPSPLATFORM_PUBLIC_URL is not set: OAuth names this server by its Host only for clients on this machine (localhost)",
+      "set OPSPLATFORM_PUBLIC_URL to the address clients use, e.g. https://ops.example.com"
+    )
+  }
+  const issue = publicUrlIssue(publicUrl)
+  return issue === undefined
+    ? ok("public URL", `the OAuth issuer is ${publicUrl}`)
+    : fail("public URL", `OPSPLATFORM_PUBLIC_URL ${issue}`, "set it to an absolute http(s) URL with no query or fragment")
+}
+
 /** Every check, in the order they are printed. */
 export const runChecks: Effect.Effect<ReadonlyArray<Check>> = Effect.gen(function*() {
   const configured = yield* Effect.exit(load(coreConfig))
@@ -203,7 +225,11 @@ export const runChecks: Effect.Effect<ReadonlyArray<Check>> = Effect.gen(functio
     return [checkNode(), fail("configuration", message(Cause.squash(configured.cause)), "correct or unset the variable it names")]
   }
   const { database, secretKey } = configured.value
-  return [checkNode(), ...yield* databaseChecks(database), checkSecretKey(database, secretKey)]
+  const server = yield* Effect.exit(load(serverConfig))
+  const publicUrl = server._tag === "Failure"
+    ? fail("configuration", message(Cause.squash(server.cause)), "correct or unset the variable it names")
+    : checkPublicUrl(server.value.publicUrl, server.value.trustedProxies.length)
+  return [checkNode(), ...yield* databaseChecks(database), checkSecretKey(database, secretKey), publicUrl]
 })
 
 /**

@@ -1,5 +1,6 @@
-import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted } from "effect"
-import { ForwardingSettings, MailSettings, type Tenant, WebhookSettings } from "@opsplatform/core"
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
+import { ForwardingSettings, MailSettings, type PasswordHashing, type Tenant, WebhookSettings } from "@opsplatform/core"
+import type { IpNetwork } from "effect/net"
 import * as path from "node:path"
 import * as V from "./variables.ts"
 
@@ -47,6 +48,10 @@ export interface CoreSettings {
   /** The operator key's text, parsed where it is used (`resolveOperatorKey`). */
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly log: { readonly level: string; readonly format: string }
+  /** The process's one pool of password and PIN hashing. */
+  readonly hashing: PasswordHashing.HashingBudgetShape
+  /** OAuth sign-ins and stored authorization requests per minute per client network. */
+  readonly oauthPerNetworkPerMinute: number
   readonly webhooks: { readonly settings: WebhookSettings.WebhookSettingsShape; readonly caFile: string | undefined }
   readonly mail: { readonly settings: MailSettings.MailSettingsShape; readonly caFile: string | undefined }
   readonly metering: {
@@ -66,11 +71,26 @@ export interface CoreSettings {
     readonly couriers: Option.Option<typeof V.Couriers.Type>
     readonly courierTimeoutMs: number
   }
+  readonly observability: ObservabilitySettings
+}
+
+/** What `serve` and `worker` show operators (docs/decisions.md, "Metrics and traces"). */
+export interface ObservabilitySettings {
+  /** The metrics listener (`OPSPLATFORM_METRICS_PORT`, `OPSPLATFORM_METRICS_HOST`); none: no metrics kept. */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined
+  /** Where spans go over OTLP/HTTP; none: no spans recorded beyond Effect's in-process ones. */
+  readonly traces: {
+    readonly url: string
+    readonly headers: Redacted.Redacted<Readonly<Record<string, string>>>
+    readonly serviceName: string
+  } | undefined
 }
 
 export interface ServerSettings {
   readonly port: number
   readonly publicUrl: string | undefined
+  /** Proxies whose X-Forwarded-For / -Host / -Proto are believed (`OPSPLATFORM_TRUSTED_PROXIES`). */
+  readonly trustedProxies: ReadonlyArray<IpNetwork.IpNetwork>
   readonly jobs: {
     readonly obligationsIntervalSec: number
     readonly pulseIntervalSec: number
@@ -101,6 +121,9 @@ const webhooksConfig = Config.all({
   batchSize: V.OPSPLATFORM_WEBHOOKS_BATCH_SIZE.config,
   concurrency: V.OPSPLATFORM_WEBHOOKS_CONCURRENCY.config,
   pollIntervalMs: V.OPSPLATFORM_WEBHOOKS_POLL_MS.config,
+  maxSubscriptions: V.OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS.config,
+  testsPerMinute: V.OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN.config,
+  redeliveriesPerMinute: V.OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN.config,
   allowPrivateDestinations: V.OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE.config,
   caFile: V.OPSPLATFORM_WEBHOOKS_CA_FILE.config
 }).pipe(Config.map(({ caFile, leaseMs, schedule, ...read }) => {
@@ -120,9 +143,10 @@ const mailConfig = Config.all({
   intervalSec: V.OPSPLATFORM_MAIL_INTERVAL_SEC.config,
   leaseSec: V.OPSPLATFORM_MAIL_LEASE_SEC.config,
   allowPrivateHosts: V.OPSPLATFORM_MAIL_ALLOW_PRIVATE.config,
+  maxMailboxes: V.OPSPLATFORM_MAIL_MAX_MAILBOXES.config,
   caFile: V.OPSPLATFORM_MAIL_CA_FILE.config
-}).pipe(Config.map(({ allowPrivateHosts, caFile, intervalSec, leaseSec }) => ({
-  settings: { ...MailSettings.defaultMailSettings, intervalSec, leaseMs: leaseSec * 1000, allowPrivateHosts },
+}).pipe(Config.map(({ allowPrivateHosts, caFile, intervalSec, leaseSec, maxMailboxes }) => ({
+  settings: { ...MailSettings.defaultMailSettings, intervalSec, leaseMs: leaseSec * 1000, allowPrivateHosts, maxMailboxes },
   caFile: Option.getOrUndefined(caFile)
 })))
 
@@ -159,10 +183,44 @@ const meteringConfig = Config.all({
   }
 }))
 
+/** `key=value,key=value` (values percent-decoded, as the OpenTelemetry specification writes them). */
+const otlpHeaders = (text: string): Record<string, string> =>
+  Object.fromEntries(text.split(",").map((pair) => {
+    const at = pair.indexOf("=")
+    return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())]
+  }))
+
+const observabilityConfig: Config.Config<ObservabilitySettings> = Config.all({
+  metricsPort: V.OPSPLATFORM_METRICS_PORT.config,
+  metricsHost: V.OPSPLATFORM_METRICS_HOST.config,
+  endpoint: V.OTEL_EXPORTER_OTLP_ENDPOINT.config,
+  tracesEndpoint: V.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.config,
+  headers: V.OTEL_EXPORTER_OTLP_HEADERS.config,
+  exporter: V.OTEL_TRACES_EXPORTER.config,
+  disabled: V.OTEL_SDK_DISABLED.config,
+  serviceName: V.OTEL_SERVICE_NAME.config
+}).pipe(Config.map((o): ObservabilitySettings => {
+  // The specification: the signal's own endpoint as it is, else the base endpoint with /v1/traces appended.
+  const url = Option.orElse(
+    o.tracesEndpoint,
+    () => Option.map(o.endpoint, (base) => `${base}${base.endsWith("/") ? "" : "/"}v1/traces`)
+  )
+  return {
+    metrics: Option.match(o.metricsPort, { onNone: () => undefined, onSome: (port) => ({ port, host: o.metricsHost }) }),
+    traces: o.disabled || o.exporter === "none" || Option.isNone(url) ? undefined : {
+      url: url.value,
+      headers: Redacted.make(Option.match(o.headers, { onNone: () => ({}), onSome: (h) => otlpHeaders(Redacted.value(h)) })),
+      serviceName: o.serviceName
+    }
+  }
+}))
+
 export const coreConfig: Config.Config<CoreSettings> = Config.all({
   database: databaseConfig,
   secretKey: V.OPSPLATFORM_SECRET_KEY.config,
   log: logConfig,
+  hashing: Config.all({ concurrency: V.OPSPLATFORM_HASH_CONCURRENCY.config, queueLimit: V.OPSPLATFORM_HASH_QUEUE.config }),
+  oauthPerNetworkPerMinute: V.OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN.config,
   webhooks: webhooksConfig,
   mail: mailConfig,
   metering: meteringConfig,
@@ -177,12 +235,14 @@ export const coreConfig: Config.Config<CoreSettings> = Config.all({
     heavyPerMinute: V.OPSPLATFORM_HEAVY_RATE_PER_MIN.config,
     couriers: V.OPSPLATFORM_COURIERS.config,
     courierTimeoutMs: V.OPSPLATFORM_COURIER_TIMEOUT_MS.config
-  })
+  }),
+  observability: observabilityConfig
 })
 
-const serverConfig: Config.Config<ServerSettings> = Config.all({
+export const serverConfig: Config.Config<ServerSettings> = Config.all({
   port: V.PORT.config,
   publicUrl: Config.map(V.OPSPLATFORM_PUBLIC_URL.config, Option.getOrUndefined),
+  trustedProxies: Config.map(V.OPSPLATFORM_TRUSTED_PROXIES.config, Option.getOrElse(() => [])),
   jobs: Config.all({
     obligationsIntervalSec: V.OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC.config,
     pulseIntervalSec: V.OPSPLATFORM_PULSE_INTERVAL_SEC.config,

@@ -1,5 +1,6 @@
 import { Config, ConfigProvider, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
-import { AnafRegistry } from "@opsplatform/core"
+import { IpNetwork, NetAddress } from "effect/net"
+import { AnafRegistry, MailSettings, PasswordHashing, WebhookSettings } from "@opsplatform/core"
 
 /**
  * Every environment variable the project reads, declared once: its name, the
@@ -150,8 +151,32 @@ export const PORT = withDefault("PORT", integer(0, 65_535, "must be a port numbe
   processes: serverOnly
 })
 export const OPSPLATFORM_PUBLIC_URL = optional("OPSPLATFORM_PUBLIC_URL", Text, {
-  description: "The server's public base URL: the OAuth issuer and the root of every OAuth address (behind a proxy)",
-  absent: "each request's own origin",
+  description: "The server's public base URL: the OAuth issuer and the root of every OAuth address (served cacheable)",
+  absent: "the Host of a request from this machine or through a trusted proxy; otherwise localhost (`doctor` warns)",
+  processes: serverOnly
+})
+
+/** Addresses (`10.0.0.7`) and networks (`10.0.0.0/8`, `fd00::/8`), comma-separated. */
+const parseNetwork = (part: string): Result.Result<IpNetwork.IpNetwork, unknown> =>
+  part.includes("/")
+    ? IpNetwork.fromString(part)
+    : Result.flatMap(NetAddress.ipFromString(part), (ip) => IpNetwork.fromAddress(ip, NetAddress.width(ip)))
+const networkParts = (text: string) => text.split(",").map((p) => p.trim()).filter((p) => p !== "")
+const Networks = Schema.String.check(Schema.makeFilter((text: string) => {
+  const bad = networkParts(text).find((part) => Result.isFailure(parseNetwork(part)))
+  return bad === undefined || `must be comma-separated IP addresses or networks (CIDR); '${bad}' is neither`
+})).pipe(Schema.decodeTo(
+  Schema.Array(Schema.Any as Schema.Codec<IpNetwork.IpNetwork>),
+  SchemaTransformation.transform({
+    decode: (text): ReadonlyArray<IpNetwork.IpNetwork> => networkParts(text).map((part) => Result.getOrThrow(parseNetwork(part))),
+    encode: (networks: ReadonlyArray<IpNetwork.IpNetwork>) => networks.map(IpNetwork.format).join(",")
+  })
+))
+
+export const OPSPLATFORM_TRUSTED_PROXIES = optional("OPSPLATFORM_TRUSTED_PROXIES", Networks, {
+  description: "Proxies (comma-separated addresses or CIDR networks) whose X-Forwarded-For, -Host and -Proto are believed: " +
+    "the client address that sign-in limits count, and the Host the OAuth issuer may follow",
+  absent: "no proxy is believed: the client is the connection's peer",
   processes: serverOnly
 })
 export const OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC = withDefault("OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC", Seconds, {
@@ -173,6 +198,27 @@ export const OPSPLATFORM_FISCAL_INTERVAL_SEC = withDefault("OPSPLATFORM_FISCAL_I
   description: "Seconds between two passes of the fiscal check inside serve",
   default: 300,
   processes: serverOnly
+})
+
+// ---------------------------------------------------------------- password and PIN hashing
+
+export const OPSPLATFORM_HASH_CONCURRENCY = withDefault(
+  "OPSPLATFORM_HASH_CONCURRENCY",
+  integer(1, 64, "must be an integer from 1 to 64"),
+  {
+    description: "Argon2id derivations (sign-ins, PINs, passwords) one process runs at once; each takes a core for 20–40 ms",
+    default: PasswordHashing.defaultHashingBudget.concurrency
+  }
+)
+export const OPSPLATFORM_HASH_QUEUE = withDefault("OPSPLATFORM_HASH_QUEUE", integer(0, 10_000, "must be an integer from 0 to 10000"), {
+  description: "Derivations that may wait for one; past them a sign-in, PIN or password answers 503 with Retry-After",
+  default: PasswordHashing.defaultHashingBudget.queueLimit
+})
+
+export const OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN = withDefault("OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN", PositiveInt, {
+  description: "OAuth sign-in attempts, and authorization requests that store a session, per minute per client network " +
+    "(an IPv4 address, an IPv6 /64); counted before any hashing",
+  default: 30
 })
 
 // ---------------------------------------------------------------- webhooks
@@ -209,6 +255,18 @@ export const OPSPLATFORM_WEBHOOKS_POLL_MS = withDefault("OPSPLATFORM_WEBHOOKS_PO
   description: "Milliseconds between an idle worker's looks for due deliveries when nothing wakes it",
   default: 1_000
 })
+export const OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS = withDefault("OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS", PositiveInt, {
+  description: "Webhook subscriptions an organization environment may have (409 past it)",
+  default: WebhookSettings.defaultWebhookSettings.maxSubscriptions
+})
+export const OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN = withDefault("OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN", PositiveInt, {
+  description: "Webhook test sends per minute per organization environment (429 with Retry-After past it)",
+  default: WebhookSettings.defaultWebhookSettings.testsPerMinute
+})
+export const OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN = withDefault("OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN", PositiveInt, {
+  description: "Webhook redeliveries asked for per minute per organization environment (429 with Retry-After past it)",
+  default: WebhookSettings.defaultWebhookSettings.redeliveriesPerMinute
+})
 export const OPSPLATFORM_WEBHOOKS_CA_FILE = optional("OPSPLATFORM_WEBHOOKS_CA_FILE", Text, {
   description: "A PEM certificate to trust besides the system's, for receivers under a private CA",
   absent: "the system's certificates only"
@@ -227,6 +285,10 @@ export const OPSPLATFORM_MAIL_LEASE_SEC = withDefault("OPSPLATFORM_MAIL_LEASE_SE
 export const OPSPLATFORM_MAIL_ALLOW_PRIVATE = withDefault("OPSPLATFORM_MAIL_ALLOW_PRIVATE", Switch, {
   description: "true allows loopback and private IMAP hosts (tests, closed networks)",
   default: false
+})
+export const OPSPLATFORM_MAIL_MAX_MAILBOXES = withDefault("OPSPLATFORM_MAIL_MAX_MAILBOXES", PositiveInt, {
+  description: "Mailboxes an organization environment may have (409 past it)",
+  default: MailSettings.defaultMailSettings.maxMailboxes
 })
 export const OPSPLATFORM_MAIL_CA_FILE = optional("OPSPLATFORM_MAIL_CA_FILE", Text, {
   description: "A PEM certificate to trust besides the system's, for IMAP servers under a private CA",
@@ -348,6 +410,65 @@ export const OPSPLATFORM_COURIER_TIMEOUT_MS = withDefault("OPSPLATFORM_COURIER_T
   default: 2_000
 })
 
+// ---------------------------------------------------------------- observability
+
+/** The processes that serve metrics and export traces: `serve` and `worker`. */
+const serverAndWorker: ReadonlyArray<ProcessKind> = ["server", "worker"]
+
+export const OPSPLATFORM_METRICS_PORT = optional(
+  "OPSPLATFORM_METRICS_PORT",
+  integer(0, 65_535, "must be a port number from 0 to 65535"),
+  {
+    description: "The port of a separate listener that serves Prometheus metrics on GET /metrics",
+    absent: "no metrics listener, and no request metrics kept",
+    processes: serverAndWorker
+  }
+)
+export const OPSPLATFORM_METRICS_HOST = withDefault("OPSPLATFORM_METRICS_HOST", Text, {
+  description: "The interface the metrics listener binds (0.0.0.0 for a Prometheus on another host)",
+  default: "127.0.0.1",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_ENDPOINT = optional("OTEL_EXPORTER_OTLP_ENDPOINT", HttpUrl, {
+  description: "The OTLP/HTTP collector spans are exported to (/v1/traces is appended), e.g. http://127.0.0.1:4318",
+  absent: "no traces exported (and none kept)",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = optional("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", HttpUrl, {
+  description: "The full OTLP/HTTP traces URL, used as it is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)",
+  absent: "OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces",
+  processes: serverAndWorker
+})
+export const OTEL_EXPORTER_OTLP_HEADERS = optional(
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  secretText(Schema.String.check(Schema.isPattern(/^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$/, { message: "must be key=value pairs separated by commas" }))),
+  {
+    description: "Headers sent with every export, key=value pairs separated by commas (an API key, say)",
+    absent: "no extra headers",
+    secret: true,
+    processes: serverAndWorker
+  }
+)
+export const OTEL_TRACES_EXPORTER = withDefault(
+  "OTEL_TRACES_EXPORTER",
+  Schema.Literals(["otlp", "none"]).annotate({ message: "must be otlp or none" }),
+  {
+    description: "otlp (the specification's default) or none, which turns the export off while an endpoint is set",
+    default: "otlp",
+    processes: serverAndWorker
+  }
+)
+export const OTEL_SDK_DISABLED = withDefault("OTEL_SDK_DISABLED", Switch, {
+  description: "true turns tracing off whatever else is set",
+  default: false,
+  processes: serverAndWorker
+})
+export const OTEL_SERVICE_NAME = withDefault("OTEL_SERVICE_NAME", Text, {
+  description: "The service.name the spans carry",
+  default: "opsplatform",
+  processes: serverAndWorker
+})
+
 /** Every variable, in the order `doctor` and the README list them. */
 export const variables: ReadonlyArray<Variable<unknown>> = [
   DATABASE_URL,
@@ -359,10 +480,14 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_LOG_FORMAT,
   PORT,
   OPSPLATFORM_PUBLIC_URL,
+  OPSPLATFORM_TRUSTED_PROXIES,
   OPSPLATFORM_OBLIGATIONS_INTERVAL_SEC,
   OPSPLATFORM_PULSE_INTERVAL_SEC,
   OPSPLATFORM_FISCAL_CHECK_HOUR,
   OPSPLATFORM_FISCAL_INTERVAL_SEC,
+  OPSPLATFORM_HASH_CONCURRENCY,
+  OPSPLATFORM_HASH_QUEUE,
+  OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN,
   OPSPLATFORM_WEBHOOKS_ALLOW_PRIVATE,
   OPSPLATFORM_WEBHOOKS_SCHEDULE_MS,
   OPSPLATFORM_WEBHOOKS_TIMEOUT_MS,
@@ -370,10 +495,14 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_WEBHOOKS_BATCH_SIZE,
   OPSPLATFORM_WEBHOOKS_CONCURRENCY,
   OPSPLATFORM_WEBHOOKS_POLL_MS,
+  OPSPLATFORM_WEBHOOKS_MAX_SUBSCRIPTIONS,
+  OPSPLATFORM_WEBHOOKS_TESTS_PER_MIN,
+  OPSPLATFORM_WEBHOOKS_REDELIVERIES_PER_MIN,
   OPSPLATFORM_WEBHOOKS_CA_FILE,
   OPSPLATFORM_MAIL_INTERVAL_SEC,
   OPSPLATFORM_MAIL_LEASE_SEC,
   OPSPLATFORM_MAIL_ALLOW_PRIVATE,
+  OPSPLATFORM_MAIL_MAX_MAILBOXES,
   OPSPLATFORM_MAIL_CA_FILE,
   OPSPLATFORM_STRIPE_API_BASE,
   OPSPLATFORM_STRIPE_TEST_KEY,
@@ -394,5 +523,13 @@ export const variables: ReadonlyArray<Variable<unknown>> = [
   OPSPLATFORM_ANAF_REQUESTS_PER_SECOND,
   OPSPLATFORM_HEAVY_RATE_PER_MIN,
   OPSPLATFORM_COURIERS,
-  OPSPLATFORM_COURIER_TIMEOUT_MS
+  OPSPLATFORM_COURIER_TIMEOUT_MS,
+  OPSPLATFORM_METRICS_PORT,
+  OPSPLATFORM_METRICS_HOST,
+  OTEL_EXPORTER_OTLP_ENDPOINT,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  OTEL_EXPORTER_OTLP_HEADERS,
+  OTEL_TRACES_EXPORTER,
+  OTEL_SDK_DISABLED,
+  OTEL_SERVICE_NAME
 ] as ReadonlyArray<Variable<unknown>>

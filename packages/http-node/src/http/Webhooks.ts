@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Webhooks } from "@opsplatform/core"
+import { PortalSessions, Webhooks } from "@opsplatform/core"
+import { issuerOf } from "../oauth/protocol.ts"
+import { portalLinkUrl } from "../portal/paths.ts"
 import { Api } from "../api/Api.ts"
 import { currentTenant, ok } from "../api/envelope.ts"
 import { domain } from "../api/errors.ts"
@@ -11,7 +13,18 @@ export const WebhooksHandlers = HttpApiBuilder.group(
   "webhooks",
   Effect.fn(function*(handlers) {
     const webhooks = yield* Webhooks.Webhooks
+    const portal = yield* PortalSessions.PortalSessions
     return handlers
+      .handle("createPortalSession", ({ payload }) =>
+        withTenant((tenant) =>
+          Effect.gen(function*() {
+            const { linkToken, session } = yield* portal.create(tenant, payload ?? {})
+            return { ...session, url: portalLinkUrl(yield* issuerOf, linkToken) }
+          })
+        ))
+      .handle("revokePortalSession", ({ params }) =>
+        withTenant((tenant) => Effect.as(portal.revoke(tenant, params.id), { id: params.id, revoked: true as const })))
+      .handle("secret", ({ params }) => withTenant((tenant) => webhooks.revealSecret(tenant, params.id)))
       .handle("events", () => Effect.map(webhooks.eventTypes, ok))
       .handle("list", ({ query }) => listForTenant(query, (tenant, _filter, page) => webhooks.list(tenant, page)))
       .handle("create", ({ payload }) => withTenant((tenant) => webhooks.create(tenant, payload)))

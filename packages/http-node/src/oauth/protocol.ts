@@ -1,15 +1,19 @@
-import { Context, Effect, Result } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Context, Effect, Option, Result } from "effect"
+import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { IpNetwork, NetAddress } from "effect/net"
 import { OAuthErrors } from "@opsplatform/core"
 
 /**
- * The server's public base URL: the OAuth issuer and the root of every OAuth
- * address. The server sets it from `OPSPLATFORM_PUBLIC_URL` (needed behind a
- * proxy); without it each request's own origin is used.
+ * The server's public base URL (`OPSPLATFORM_PUBLIC_URL`): the OAuth issuer
+ * and the root of every OAuth address; and the proxies whose forwarded
+ * headers are believed (`OPSPLATFORM_TRUSTED_PROXIES`). See `issuerOf`.
  */
-export const OAuthHttpConfig = Context.Reference<{ readonly publicUrl: string | undefined }>(
+export const OAuthHttpConfig = Context.Reference<{
+  readonly publicUrl: string | undefined
+  readonly trustedProxies: ReadonlyArray<IpNetwork.IpNetwork>
+}>(
   "@opsplatform/http-node/OAuthHttpConfig",
-  { defaultValue: () => ({ publicUrl: undefined }) }
+  { defaultValue: () => ({ publicUrl: undefined, trustedProxies: [] }) }
 )
 
 /** Why a configured public URL is unusable, or undefined when it is fine. */
@@ -26,16 +30,61 @@ export const publicUrlIssue = (url: string): string | undefined => {
   }
 }
 
-const hostPattern = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
+const hostPattern = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/
 
-/** The issuer identifier (RFC 8414): the configured public URL, or the request's origin; no trailing slash. */
+const isLoopbackHost = (name: string): boolean => {
+  const bare = name.startsWith("[") ? name.slice(1, -1) : name
+  if (bare.toLowerCase() === "localhost") return true
+  const ip = NetAddress.ipFromString(bare)
+  return Result.isSuccess(ip) && NetAddress.isLoopback(ip.success)
+}
+
+/** Whether the connection's peer is a proxy the operator named. */
+const fromTrustedProxy = (request: HttpServerRequest.HttpServerRequest, trusted: ReadonlyArray<IpNetwork.IpNetwork>) => {
+  if (trusted.length === 0) return false
+  const peer = Option.flatMap(request.peerAddress, (a) => Option.getSuccess(NetAddress.ipFromString(a)))
+  return Option.isSome(peer) && trusted.some((network) => IpNetwork.contains(network, peer.value))
+}
+
+/**
+ * The issuer identifier (RFC 8414), no trailing slash (decided:
+ * docs/decisions.md, "OAuth 2.0"): the configured public URL; without one,
+ * the request's Host only when a trusted proxy passed it on or it names this
+ * machine (localhost, a loopback address) — a Host anyone can send never
+ * names the issuer, so a client reaching the server by another name is told
+ * `http://localhost` and `doctor` warns.
+ */
 export const issuerOf = Effect.gen(function*() {
   const config = yield* OAuthHttpConfig
   if (config.publicUrl !== undefined) return config.publicUrl.replace(/(?<!\/)\/+$/, "")
   const request = yield* HttpServerRequest.HttpServerRequest
-  const host = request.headers.host ?? ""
-  return `http://${hostPattern.test(host) ? host : "localhost"}`
+  const host = hostPattern.exec(request.headers.host ?? "")
+  if (host === null) return "http://localhost"
+  if (fromTrustedProxy(request, config.trustedProxies)) return `${request.protocol ?? "http"}://${host[0]}`
+  return isLoopbackHost(host[1]!) ? `http://${host[0]}` : `http://localhost${host[2] === undefined ? "" : `:${host[2]}`}`
 })
+
+/** Whether the issuer comes from configuration, and so may be cached by anyone. */
+export const issuerIsConfigured = Effect.map(OAuthHttpConfig, (config) => config.publicUrl !== undefined)
+
+/**
+ * The request as its trusted proxies describe it: `remoteAddress` the client
+ * (the first untrusted address of X-Forwarded-For, walked from the right),
+ * and their X-Forwarded-Host and -Proto. Without trusted proxies, as it came.
+ */
+export const behindTrustedProxies = <E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(OAuthHttpConfig, (config) =>
+    config.trustedProxies.length === 0
+      ? handler
+      : HttpMiddleware.xForwardedHeaders({ trustedProxies: config.trustedProxies })(handler))
+
+/** The client's address, as the sign-in and authorize limits count it. */
+export const clientAddressOf = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => Option.getOrUndefined(request.remoteAddress)
+)
 
 // ---------------------------------------------------------------- responses
 

@@ -4,8 +4,11 @@ import { OAuthErrors, OAuthLifetimes, type OAuthModel, OAuthServer, Scopes } fro
 import { consentPage, errorPage, signInPage } from "./pages.ts"
 import { oauthUnavailableWhenDatabaseIs } from "../api/unavailable.ts"
 import {
+  behindTrustedProxies,
+  clientAddressOf,
   clientCredentialsOf,
   describable,
+  issuerIsConfigured,
   issuerOf,
   OAuthHttpConfig,
   oauthErrorResponse,
@@ -66,6 +69,27 @@ const errorRedirect = (redirectUri: string, error: OAuthErrors.OAuthError, state
     302
   )
 
+/**
+ * An authorize request that fails before the member has done anything: back
+ * to the app's redirect URI only when the operator verified the app;
+ * otherwise the server's error page, so that an app anyone registered cannot
+ * turn the authorization endpoint into an open redirect (RFC 9700 §4.11.2;
+ * docs/decisions.md, "OAuth 2.0").
+ */
+const authorizeFailure = (
+  app: OAuthModel.StoredApp,
+  redirectUri: string,
+  error: OAuthErrors.OAuthError,
+  state: string | undefined
+) =>
+  app.verified_at === null
+    ? Effect.succeed(errorPage(400, `The app's request is not valid (${error.error}): ${error.description}.`))
+    : errorRedirect(redirectUri, error, state)
+
+/** A page refused for a while: its status and `Retry-After`. */
+const retryLater = (page: HttpServerResponse.HttpServerResponse, retryAfterSec: number) =>
+  HttpServerResponse.setHeader(page, "retry-after", String(retryAfterSec))
+
 const consentAddress = (handle: string) => `${paths.consent}?request=${encodeURIComponent(handle)}`
 
 /**
@@ -79,13 +103,15 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
   // Every endpoint answers 503 temporarily_unavailable while PostgreSQL cannot be reached, not a 500.
   const router = {
     add: <E, R>(method: "GET" | "POST", path: HttpRouter.PathInput, handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-      outer.add(method, path, oauthUnavailableWhenDatabaseIs(handler))
+      outer.add(method, path, oauthUnavailableWhenDatabaseIs(behindTrustedProxies(handler)))
   }
   const issue = config.publicUrl === undefined ? undefined : publicUrlIssue(config.publicUrl)
   if (issue !== undefined) return yield* Effect.die(new Error(`OPSPLATFORM_PUBLIC_URL ${issue}`))
 
   yield* router.add("GET", paths.metadata, Effect.gen(function*() {
     const issuer = yield* issuerOf
+    // Only an issuer from configuration is the same for every request; one read from the request is no shared cache's to keep.
+    const caching = (yield* issuerIsConfigured) ? "public, max-age=300" : "no-store"
     return HttpServerResponse.jsonUnsafe({
       issuer,
       authorization_endpoint: `${issuer}${paths.authorize}`,
@@ -102,7 +128,7 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
       scopes_supported: Scopes.allScopes,
       authorization_response_iss_parameter_supported: true,
       service_documentation: `${issuer}/docs`
-    }, { headers: { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } })
+    }, { headers: { "cache-control": caching, "access-control-allow-origin": "*" } })
   }))
 
   yield* router.add("GET", paths.authorize, Effect.gen(function*() {
@@ -120,14 +146,15 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
     const target = yield* Effect.result(server.authorizeTarget(clientId, redirectUri))
     if (Result.isFailure(target)) return errorPage(400, target.failure.reason)
     const { app } = target.success
-    // From here on the client and its redirect URI are known good: failures go back to the app.
+    // From here on the client and its redirect URI are known good: failures go back to a verified app.
     const parsed = parseParameters(query)
     const stateValue = one("state")
     const state = stateValue === null ? undefined : stateValue
-    if (Result.isFailure(parsed)) return yield* errorRedirect(target.success.redirectUri, parsed.failure, state)
+    if (Result.isFailure(parsed)) return yield* authorizeFailure(app, target.success.redirectUri, parsed.failure, state)
     const params = parsed.success
     if (state !== undefined && state.length > MAX_STATE_LENGTH) {
-      return yield* errorRedirect(
+      return yield* authorizeFailure(
+        app,
         target.success.redirectUri,
         new OAuthErrors.OAuthError({ error: "invalid_request", description: `state is longer than ${MAX_STATE_LENGTH} characters` }),
         // RFC 6749 §4.1.2.1: the error carries the exact state the request sent, however long.
@@ -140,14 +167,16 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
       codeChallenge: params.get("code_challenge"),
       codeChallengeMethod: params.get("code_challenge_method")
     }))
-    if (Result.isFailure(scopes)) return yield* errorRedirect(target.success.redirectUri, scopes.failure, state)
-    const started = yield* server.startInteraction(yield* sessionCookieOf, {
+    if (Result.isFailure(scopes)) return yield* authorizeFailure(app, target.success.redirectUri, scopes.failure, state)
+    const interaction = yield* Effect.result(server.startInteraction(yield* sessionCookieOf, yield* clientAddressOf, {
       app,
       redirectUri: target.success.redirectUri,
       scopes: scopes.success,
       state,
       codeChallenge: params.get("code_challenge")!
-    })
+    }))
+    if (Result.isFailure(interaction)) return retryLater(errorPage(429, interaction.failure.message), interaction.failure.retryAfterSec)
+    const started = interaction.success
     return yield* withSessionCookie(
       HttpServerResponse.redirect(consentAddress(started.handle), {
         status: 303,
@@ -209,7 +238,8 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
       sessionToken: yield* sessionCookieOf,
       csrf: form.get("csrf"),
       email: form.get("email"),
-      password: form.get("password")
+      password: form.get("password"),
+      clientAddress: yield* clientAddressOf
     }))
     if (Result.isSuccess(outcome)) {
       return yield* withSessionCookie(
@@ -219,13 +249,14 @@ export const OAuthRoutes = HttpRouter.use(Effect.fnUntraced(function*(outer) {
     }
     const failure = outcome.failure
     if (failure._tag === "InteractionRefused") return errorPage(failure.status, failure.reason)
-    const page = yield* interactionPage(handle, failure._tag === "SignInThrottled" ? 429 : 401, {
-      signIn: failure.message,
+    const status = failure._tag === "SignInThrottled" ? 429 : failure._tag === "HashingBusy" ? 503 : 401
+    const page = yield* interactionPage(handle, status, {
+      signIn: failure._tag === "HashingBusy"
+        ? `The server is busy. Try again in ${failure.retryAfterSec} second${failure.retryAfterSec === 1 ? "" : "s"}.`
+        : failure.message,
       email: form.get("email").slice(0, 254)
     })
-    return failure._tag === "SignInThrottled"
-      ? HttpServerResponse.setHeader(page, "retry-after", String(failure.retryAfterSec))
-      : page
+    return failure._tag === "SignInFailed" ? page : retryLater(page, failure.retryAfterSec)
   }).pipe(Effect.catch(Effect.succeed)))
 
   yield* router.add("POST", paths.consent, Effect.gen(function*() {

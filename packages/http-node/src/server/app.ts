@@ -4,7 +4,7 @@ import { type Etag, type HttpPlatform, HttpRouter, HttpServerResponse } from "ef
 import { HttpApiBuilder } from "effect/http-api"
 import type { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
-import { CoreLayers, Ids, type SecretBox, type WebhookTransport } from "@opsplatform/core"
+import { CoreLayers, Ids, OAuthLifetimes, PasswordHashing, type SecretBox, type WebhookTransport } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { IdempotencyLive } from "../api/idempotency.ts"
 import { CurrentRequestId } from "../api/requestContext.ts"
@@ -32,6 +32,7 @@ import { RoutesHandlers } from "../http/Routes.ts"
 import { TenancyHandlers } from "../http/Tenancy.ts"
 import { OAuthHttpConfig } from "../oauth/protocol.ts"
 import { OAuthRoutes } from "../oauth/routes.ts"
+import { PortalRoutes } from "../portal/routes.ts"
 import { credentialCache } from "./credentialCache.ts"
 import { type DatabaseChoice, layerMigratedSql } from "./database.ts"
 import { DocsRoutes } from "./docs.ts"
@@ -66,6 +67,16 @@ export type CoreLive =
   | WebhookTransport.WebhookTransport
   | CoreConfig
 
+/**
+ * The bounds of work anyone can cause, as configured: the hashing pool
+ * (`OPSPLATFORM_HASH_CONCURRENCY`, `OPSPLATFORM_HASH_QUEUE`) and OAuth's
+ * requests per client network (`OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN`).
+ */
+const BoundsLive = Layer.mergeAll(
+  Layer.effect(PasswordHashing.HashingBudget, Effect.map(CoreConfig, (config) => config.hashing)),
+  Layer.effect(OAuthLifetimes.OAuthNetworkLimit, Effect.map(CoreConfig, (config) => ({ perMinute: config.oauthPerNetworkPerMinute })))
+)
+
 /** Core services on SQL storage, configured from `CoreConfig` (the environment, or a test's values). */
 export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
   CoreLayers.Services.pipe(
@@ -75,6 +86,7 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.provideMerge(CoreLayers.SqlStorage),
     Layer.provideMerge(RecordingSettingsLive),
     Layer.provideMerge(RoutesConfigLive),
+    Layer.provideMerge(BoundsLive),
     Layer.provideMerge(webhooksInfrastructure(choice)),
     Layer.provideMerge(MailSettingsLive),
     Layer.provideMerge(Ids.Ids.layer),
@@ -84,10 +96,10 @@ export const coreLive = (choice: DatabaseChoice): Layer.Layer<CoreLive> =>
     Layer.orDie
   )
 
-/** The OAuth issuer: `OPSPLATFORM_PUBLIC_URL`, or each request's origin. */
+/** The OAuth issuer (`OPSPLATFORM_PUBLIC_URL`) and the proxies believed (`OPSPLATFORM_TRUSTED_PROXIES`). */
 export const OAuthHttpConfigLive = Layer.effect(
   OAuthHttpConfig,
-  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl }))
+  Effect.map(ServerConfig, (config) => ({ publicUrl: config.publicUrl, trustedProxies: config.trustedProxies }))
 )
 
 const json = (status: number, data: unknown) => HttpServerResponse.jsonUnsafe({ data, error: null }, { status })
@@ -159,10 +171,11 @@ type AppRoutesRequire =
   | HttpPlatform.HttpPlatform
   | Path.Path
 
-/** Every route the server answers: /v1, its OpenAPI document, the docs pages, health checks, OAuth. */
+/** Every route the server answers: /v1, its OpenAPI document, the docs pages, health checks, OAuth, the webhook portal. */
 export const AppRoutes: Layer.Layer<never, never, AppRoutesRequire> = Layer.mergeAll(
   ApiRoutes,
   DocsRoutes,
   SystemRoutes,
-  OAuthRoutes
+  OAuthRoutes,
+  PortalRoutes
 )

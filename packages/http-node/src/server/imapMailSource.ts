@@ -31,20 +31,25 @@ export const MESSAGE_QUERY = {
 
 const failure = (reason: string) => new MailSource.MailSourceError({ reason })
 
-/** What went wrong, in words that name no secret (imapflow's errors carry codes and the server's answer). */
+/**
+ * What went wrong, in words that name no secret (imapflow's errors carry codes
+ * and the server's answer). A refused connection, a timeout, a failed TLS
+ * handshake and a server that does not speak IMAP read the same, so a
+ * mailbox's `last_error` cannot tell an open port of some host from a closed
+ * one (decided: docs/decisions.md, "Limits and ranges"); only an IMAP server
+ * that refused the sign-in is named, as the member must fix the credential.
+ */
 const describe = (host: string, port: number) => (error: unknown): MailSource.MailSourceError => {
   const e = error as { code?: string; authenticationFailed?: boolean; responseText?: string; message?: string }
-  if (e?.authenticationFailed) return failure(`The IMAP server refused the sign-in${e.responseText ? `: ${e.responseText}` : ""}`)
-  if (e?.code === "ECONNREFUSED") return failure(`Could not connect to ${host}:${port} (connection refused)`)
+  if (e?.authenticationFailed) return failure("The IMAP server refused the sign-in")
   if (e?.code === "ENOTFOUND") return failure(`${host} does not resolve`)
-  if (e?.code === "CONNECT_TIMEOUT" || e?.code === "ETIMEDOUT" || e?.code === "GREETING_TIMEOUT") {
-    return failure(`${host}:${port} did not answer in time`)
-  }
-  if (e?.code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(e.code)) {
-    return failure(`The TLS certificate of ${host} is not trusted (${e.code})`)
-  }
-  const text = e?.responseText ?? e?.message ?? String(error)
-  return failure(`IMAP error with ${host}:${port}: ${text}`.slice(0, 500))
+  return failure(`Could not connect to ${host}:${port} as an IMAP server`)
+}
+
+/** A command that failed once signed in: the server is an IMAP server the member reached, so its answer is told. */
+const describeCommand = (host: string, port: number) => (error: unknown): MailSource.MailSourceError => {
+  const e = error as { responseText?: string; message?: string }
+  return failure(`IMAP error with ${host}:${port}: ${e?.responseText ?? e?.message ?? String(error)}`.slice(0, 500))
 }
 
 /**
@@ -156,7 +161,7 @@ export const ImapMailSource = (options: ImapOptions): Layer.Layer<MailSource.Mai
         connection: MailSource.MailConnection,
         use: (session: MailSource.MailSession) => Effect.Effect<A, E, R>
       ): Effect.Effect<A, E | MailSource.MailSourceError, R> => {
-        const explain = describe(connection.host, connection.port)
+        const explain = describeCommand(connection.host, connection.port)
         const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: explain })
         const acquire = Effect.gen(function*() {
           const address = yield* resolveHost(connection.host, options.allowPrivate)
@@ -183,7 +188,9 @@ export const ImapMailSource = (options: ImapOptions): Layer.Layer<MailSource.Mai
           })
           // Failures reach the pending command; an error event nobody listens to would end the process.
           client.on("error", () => undefined)
-          yield* attempt(() => client.connect()).pipe(Effect.onError(() => Effect.sync(() => client.close())))
+          yield* Effect.tryPromise({ try: () => client.connect(), catch: describe(connection.host, connection.port) }).pipe(
+            Effect.onError(() => Effect.sync(() => client.close()))
+          )
           return client
         })
         const release = (client: ImapFlow) =>
@@ -238,6 +245,11 @@ export const ImapMailSource = (options: ImapOptions): Layer.Layer<MailSource.Mai
           Effect.timeoutOrElse({
             duration: Duration.millis(options.sessionTimeoutMs ?? 5 * 60_000),
             orElse: () => Effect.fail(failure(`The IMAP session with ${connection.host} took too long`))
+          }),
+          // The server, never the account: a span names no mailbox user.
+          Effect.withSpan("imap.session", {
+            kind: "client",
+            attributes: { "server.address": connection.host, "server.port": connection.port }
           })
         )
       }

@@ -1,4 +1,5 @@
 import { ByteSize, Cause, Clock, Effect } from "effect"
+import { identity } from "effect/Function"
 import { SecureRandom } from "effect/crypto"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
@@ -6,6 +7,7 @@ import { Limits, Secrets } from "@opsplatform/core"
 import { Api } from "../api/Api.ts"
 import { defaultCode } from "../api/errors.ts"
 import { CurrentRequestId, RequestLogFacts } from "../api/requestContext.ts"
+import { matchedRoute, requestAnswered, RequestMetrics, requestsInFlight, UNMATCHED_ROUTE } from "./observability.ts"
 
 /**
  * Largest request body any reader takes unless the route raises it after
@@ -67,7 +69,9 @@ const ensureEnvelope = (response: Response, requestId: string, method: string, p
  * takes at MAX_BODY_BYTES (reading nothing itself), fits anything that did not come from an API handler (router
  * misses, framework refusals, defects) into the envelope, stamps
  * `X-Request-Id`, and writes one log line with the request id, credential id,
- * status and duration (never a header or body, so never a token).
+ * status and duration (never a header or body, so never a token). With
+ * metrics on, it counts the request under its route template, method and
+ * status (never its raw path), times it and keeps the in-flight gauge.
  *
  * The server sends the response inside `app`, so the envelope and the header
  * are applied by a pre-response handler rather than after `app` returns.
@@ -88,8 +92,15 @@ export const apiMiddleware = <E, R>(
       status = final.status
       return final
     }
+    const metered = yield* RequestMetrics
+    let route: string | undefined
+    if (metered) yield* requestsInFlight(1)
     const writeLog = Effect.gen(function*() {
       const durationMs = Number((yield* Clock.currentTimeNanos) - started) / 1e6
+      if (metered) {
+        yield* requestsInFlight(-1)
+        yield* requestAnswered(route ?? UNMATCHED_ROUTE, request.method, status, durationMs / 1000)
+      }
       yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
         requestId,
         method: request.method,
@@ -104,6 +115,8 @@ export const apiMiddleware = <E, R>(
     yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(finish(response)))
     // Nothing here reads the body: the route and the credential come first (api/requestBody.ts).
     return yield* app.pipe(
+      // The router leaves the matched route in the context it ran the handler in: its template labels the metrics.
+      metered ? Effect.onExit(() => Effect.map(matchedRoute, (matched) => void (route = matched))) : identity,
       Effect.provideService(CurrentRequestId, requestId),
       Effect.provideService(RequestLogFacts, facts),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),

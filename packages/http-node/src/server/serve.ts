@@ -11,6 +11,7 @@ import { AppRoutes, coreLive, OAuthHttpConfigLive } from "./app.ts"
 import type { DatabaseChoice } from "./database.ts"
 import { BackgroundJobs } from "./background.ts"
 import { apiMiddleware } from "./middleware.ts"
+import { MetricsListenerLive, withObservability } from "./observability.ts"
 
 export interface ServeOptions {
   readonly port: number
@@ -52,12 +53,14 @@ const refuseUnparsed = (error: Error & { readonly code?: string }, socket: Duple
 /**
  * The HTTP server on Node with everything it needs. Closing the layer's scope
  * (SIGTERM under `NodeRuntime.runMain`) stops accepting connections and lets
- * in-flight requests finish (up to 20 s) before the database closes.
+ * in-flight requests finish (up to 20 s) before the database closes. Metrics
+ * and traces as configured (`withObservability`).
  */
 export const serverLayer = (options: ServeOptions) =>
-  Layer.merge(
+  Layer.mergeAll(
     HttpRouter.serve(AppRoutes, { middleware: apiMiddleware, disableLogger: true, disableListenLog: true }),
-    BackgroundJobs(options.background ?? true)
+    BackgroundJobs(options.background ?? true),
+    MetricsListenerLive
   ).pipe(
     Layer.provide(OAuthHttpConfigLive),
     Layer.provideMerge(ServerConfig.layer),
@@ -66,6 +69,7 @@ export const serverLayer = (options: ServeOptions) =>
       ...(options.host ? { host: options.host } : {}),
       gracefulShutdownTimeout: "20 seconds"
     })),
-    Layer.provideMerge(coreLive(options.database))
+    Layer.provideMerge(coreLive(options.database)),
+    withObservability
   )
 

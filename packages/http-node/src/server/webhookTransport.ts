@@ -64,20 +64,21 @@ const parseTarget = (text: string): Target | undefined => {
   }
 }
 
-const describe = (error: Error & { code?: string }, timeoutMs: number): string => {
+/**
+ * What an attempt that got no answer stores. A refused connection, a reset, a
+ * timeout and a failed TLS handshake read the same, so a tenant cannot tell an
+ * open port of some host from a closed or filtered one by pointing a
+ * subscription at it (decided: docs/decisions.md, "Limits and ranges"). What
+ * DNS said, and a refused destination, are about the name, not its ports.
+ */
+const describeFailure = (error: Error & { code?: string }, timeoutMs: number): string => {
   if (error instanceof UnsafeDestination) return `Refused destination: ${error.message}`
   switch (error.code) {
-    case "TIMEOUT":
-      return `No answer within ${timeoutMs} ms`
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return `The host name does not resolve (${error.code})`
-    case "ECONNREFUSED":
-      return "Connection refused"
-    case "ECONNRESET":
-      return "Connection reset by the receiver"
     default:
-      return error.code !== undefined ? `${error.code}: ${error.message}` : error.message
+      return `Could not connect, or no answer within ${timeoutMs} ms`
   }
 }
 
@@ -125,7 +126,7 @@ export const NodeWebhookTransport = (options: {
       resolve: (hostname) =>
         Effect.tryPromise({
           try: () => dns.promises.lookup(hostname, { all: true }),
-          catch: (e) => ({ _tag: "TransportFailure" as const, message: describe(e as Error, 0) })
+          catch: (e) => ({ _tag: "TransportFailure" as const, message: describeFailure(e as Error, 0) })
         }).pipe(Effect.map((list) => list.map((a) => a.address))),
       send: (request) =>
         Effect.callback<WebhookTransport.WebhookResponse, WebhookTransport.TransportFailure>((resumeOnce) => {
@@ -136,7 +137,7 @@ export const NodeWebhookTransport = (options: {
             resumeOnce(effect)
           }
           const fail = (error: Error & { code?: string }) =>
-            resume(Effect.fail({ _tag: "TransportFailure", message: describe(error, request.timeoutMs) }))
+            resume(Effect.fail({ _tag: "TransportFailure", message: describeFailure(error, request.timeoutMs) }))
           const target = targetOf(request.url)
           if (target === undefined) return fail(new Error("The subscription URL does not parse"))
           // An address literal never reaches the lookup: check it here.

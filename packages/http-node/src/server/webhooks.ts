@@ -1,7 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Layer, Option, Queue, Redacted } from "effect"
+import { Cause, Effect, Layer, Metric, Option, Queue, Redacted } from "effect"
 import type { Aead, SecureRandom } from "effect/crypto"
 import {
+  CoreMetrics,
   DeliverySignal,
   DeliveryWorker,
   DeliveryRepo,
@@ -100,6 +101,8 @@ export const webhooksInfrastructure = (
     )
   }))
 
+const listening = Metric.withAttributes(CoreMetrics.listenConnected, { channel: "webhooks" })
+
 /**
  * On a PostgreSQL server, wakes this process's workers when any process
  * commits deliveries (LISTEN on the outbox's channel). The embedded database
@@ -111,8 +114,10 @@ const crossProcessWakeups = Effect.gen(function*() {
   if (pg.config.url === undefined) return
   const signal = yield* DeliverySignal.DeliverySignal
   const notifications = yield* pg.listen(DeliveryRepo.DELIVERY_CHANNEL)
+  yield* Metric.update(listening, 1)
   yield* Effect.forever(Effect.andThen(Queue.take(notifications), signal.notify))
 }).pipe(
+  Effect.onExit(() => Metric.update(listening, 0)),
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause)
       ? Effect.void

@@ -1,3 +1,4 @@
+import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OAuthModel } from "@opsplatform/core"
 import type { Fixture } from "@opsplatform/testing"
@@ -13,7 +14,8 @@ import {
   memberEmail,
   pkce,
   postForm,
-  registerApp
+  registerApp,
+  verifyApp
 } from "./support.ts"
 
 const CALLBACK = "http://127.0.0.1:7777/callback"
@@ -36,6 +38,8 @@ for (const db of testDatabases()) {
       g = await seedFixture(server, "Other org")
       app = await registerApp(server, f.live, { name: "Victim app", redirect_uris: [CALLBACK, WEB_CALLBACK] })
       other = await registerApp(server, g.live, { name: "Other app", redirect_uris: [CALLBACK] })
+      // The protocol's error redirects below are those of an app the operator verified.
+      await verifyApp(server, app.client_id)
     })
     afterAll(() => server.close())
 
@@ -88,6 +92,63 @@ for (const db of testDatabases()) {
       expect(location.searchParams.get("iss")).toBe(server.url)
       return location.searchParams.get("error")
     }
+
+    describe("before the member acts (issue 28, item 5)", () => {
+      it("an unverified app's failing authorize request is shown on the error page, never redirected; once verified it goes back", async () => {
+        const anyones = await registerApp(server, g.live, { name: "Anyone's app", redirect_uris: [WEB_CALLBACK] })
+        const { challenge } = await pkce()
+        const failing = [
+          { response_type: "x", code_challenge: challenge },
+          { code_challenge: undefined, code_challenge_method: undefined },
+          { scope: "root:all", code_challenge: challenge },
+          { state: "s".repeat(1025), code_challenge: challenge }
+        ]
+        for (const params of failing) {
+          const url = authorizeUrl({ client_id: anyones.client_id, redirect_uri: WEB_CALLBACK, state: "s1", scope: "locations:read", ...params })
+          const page = await new Agent(server.url).get(url)
+          expect(page.status, JSON.stringify(params)).toBe(400)
+          expect(page.location).toBeNull()
+          expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+          expect(page.text).toContain("This authorization cannot continue")
+        }
+        await verifyApp(server, anyones.client_id)
+        const back = await new Agent(server.url).get(
+          authorizeUrl({ client_id: anyones.client_id, redirect_uri: WEB_CALLBACK, state: "s1", scope: "locations:read", response_type: "x", code_challenge: challenge })
+        )
+        expect(back.status).toBe(302)
+        expect(new URL(back.location!).searchParams.get("error")).toBe("unsupported_response_type")
+        await verifyApp(server, anyones.client_id, false)
+        const again = await new Agent(server.url).get(
+          authorizeUrl({ client_id: anyones.client_id, redirect_uri: WEB_CALLBACK, state: "s1", scope: "locations:read", response_type: "x", code_challenge: challenge })
+        )
+        expect(again.status).toBe(400)
+      })
+
+      const metadataWithHost = (host: string) =>
+        new Promise<{ status: number; cacheControl: string | undefined; issuer: string }>((resolve, reject) => {
+          const { port } = new URL(server.url)
+          http.get({ host: "127.0.0.1", port, path: "/.well-known/oauth-authorization-server", headers: { host } }, (res) => {
+            let text = ""
+            res.on("data", (chunk) => (text += chunk))
+            res.on("end", () =>
+              resolve({ status: res.statusCode!, cacheControl: res.headers["cache-control"], issuer: JSON.parse(text).issuer })
+            )
+          }).on("error", reject)
+        })
+
+      it("the issuer never follows an untrusted Host, and metadata read from a request is not publicly cacheable", async () => {
+        const { port } = new URL(server.url)
+        const evil = await metadataWithHost("evil.example")
+        expect(evil.status).toBe(200)
+        expect(evil.issuer).toBe("http://localhost")
+        expect(evil.cacheControl).toBe("no-store")
+        const evilPort = await metadataWithHost(`evil.example:${port}`)
+        expect(evilPort.issuer).toBe(`http://localhost:${port}`)
+        const loopback = await metadataWithHost(`127.0.0.1:${port}`)
+        expect(loopback.issuer).toBe(`http://127.0.0.1:${port}`)
+        expect(loopback.cacheControl).toBe("no-store")
+      })
+    })
 
     it("a state over 1024 characters is refused, and the error still carries it back exactly (RFC 6749 §4.1.2.1)", async () => {
       const { challenge } = await pkce()

@@ -29,6 +29,10 @@ export const registerApp = (
     })
   }).pipe(Effect.orDie))
 
+/** The operator's verification of an app (`opsplatform admin verify-app`), through the service. */
+export const verifyApp = (server: TestServer, clientId: string, verified = true) =>
+  server.run(Effect.flatMap(OAuthApps.OAuthApps, (apps) => apps.setVerified(clientId, verified)).pipe(Effect.orDie))
+
 export const install = (server: TestServer, tenant: Tenant, clientId: string, scopes: ReadonlyArray<string>) =>
   server.run(Effect.gen(function*() {
     const apps = yield* OAuthApps.OAuthApps

@@ -13,7 +13,9 @@ const configured: Record<string, string> = {
   OPSPLATFORM_SECRET_KEY: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
   // Tests never reach the real tax authority: a server without a fake one is refused on loopback, at once.
   OPSPLATFORM_ANAF_URL: "http://127.0.0.1:9",
-  OPSPLATFORM_ANAF_RETRIES: "0"
+  OPSPLATFORM_ANAF_RETRIES: "0",
+  // Every test's requests come from 127.0.0.1: the per-network OAuth limit is tested where it is the subject.
+  OPSPLATFORM_OAUTH_PER_NETWORK_PER_MIN: "1000000"
 }
 
 /** Sets variables for the rest of this test file. */

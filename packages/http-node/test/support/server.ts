@@ -1,13 +1,16 @@
-import { type Clock as ClockNs, Clock, Context, Effect, Exit, Layer, References, Scope } from "effect"
+import { type Clock as ClockNs, Clock, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { FastHashing, makeFixture, type Fixture } from "@opsplatform/testing"
 import type { DatabaseChoice } from "../../src/server/database.ts"
 import { testConfiguration } from "./config.ts"
 import { serverLayer } from "../../src/server/serve.ts"
+import { MetricsListener } from "../../src/server/observability.ts"
 
 export interface TestServer {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
   readonly url: string
+  /** The metrics listener's port, when `OPSPLATFORM_METRICS_PORT` was set. */
+  readonly metricsPort: number | undefined
   /** Runs an effect against the server's own services (to seed data or inspect the store). */
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly close: () => Promise<void>
@@ -50,6 +53,7 @@ export const startTestServer = async (
   const address = server.address as { readonly port: number }
   return {
     url: `http://127.0.0.1:${address.port}`,
+    metricsPort: Option.getOrUndefined(Option.map(Context.getOption(context, MetricsListener), (l) => l.port)),
     run: (effect) => Effect.runPromise(Effect.provideContext(effect, context as any)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }

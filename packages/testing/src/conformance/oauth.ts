@@ -36,6 +36,7 @@ const app = (id: string, at: string, overrides: Partial<StoredApp> = {}): Stored
   secret_hash: `h-secret-${id}`,
   secret_prefix: "svc_cs_abcd",
   secret_rotated_at: null,
+  verified_at: null,
   created_at: at,
   updated_at: at,
   ...overrides
@@ -171,6 +172,26 @@ export const oauthRepoConformance = (name: string, storage: Storage) =>
           assert.deepStrictEqual(yield* repo.findAppById(mine.id), Option.some(renamed))
           const duplicate = yield* Effect.flip(repo.insertApp(a.live, { ...app(yield* ids.uuid, t0!), client_id: mine.client_id }))
           assert.strictEqual(duplicate._tag, "Conflict")
+        }))
+
+      it.effect("marks an app verified only through the operator's call; an owner's update leaves the mark", () =>
+        Effect.gen(function*() {
+          const repo = yield* OAuthAppRepo
+          const ids = yield* Ids
+          const a = yield* freshOrganization
+          const [t0, t1] = timestamps(2)
+          const mine = app(yield* ids.uuid, t0!)
+          yield* Effect.orDie(repo.insertApp(a.live, mine))
+          const verified = { ...mine, verified_at: t1! }
+          assert.deepStrictEqual(yield* repo.setAppVerified(mine.client_id, t1!), Option.some(verified))
+          // An update carrying another verified_at (as an owner's would) does not change it.
+          yield* repo.updateApp(a.live, { ...mine, name: "Renamed", verified_at: null })
+          assert.deepStrictEqual(yield* repo.findAppByClientId(mine.client_id), Option.some({ ...verified, name: "Renamed" }))
+          assert.deepStrictEqual(
+            yield* repo.setAppVerified(mine.client_id, null),
+            Option.some({ ...verified, name: "Renamed", verified_at: null })
+          )
+          assert.isTrue(Option.isNone(yield* repo.setAppVerified("app_unknown", t1!)))
         }))
 
       it.effect("installs an app once per organization environment and keeps installations per tenant", () =>

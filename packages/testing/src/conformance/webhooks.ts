@@ -14,12 +14,15 @@ import {
   type AttemptRecord,
   type DeliveryOutcome,
   INLINE_ATTEMPTS,
+  PortalSessionId,
+  type StoredPortalSession,
   type StoredSubscription,
   WebhookAttemptId,
   type WebhookDeliveryId,
   WebhookSecretId,
   WebhookSubscriptionId
 } from "@opsplatform/core/webhooks/model"
+import { PortalSessionRepo } from "@opsplatform/core/webhooks/PortalSessionRepo"
 import { WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { freshOrganization } from "./support.ts"
 
@@ -278,7 +281,8 @@ export const webhookStorageConformance = (
           const ping = freshEventId(yield* ids.uuid)
           const to = yield* publishTo(org.live, { eventId: ping, type: "webhook.test", data: {} }, otherType.id)
           const pinged = yield* deliveryOf(org.live, otherType.id, ping)
-          assert.strictEqual(Option.getOrThrow(to), pinged!.id)
+          assert.strictEqual(Option.getOrThrow(to).deliveryId, pinged!.id)
+          assert.strictEqual(JSON.parse(Option.getOrThrow(to).payload).id, ping)
           assert.isUndefined(yield* deliveryOf(org.live, wanted.id, ping))
           const stray = yield* publishTo(org.live, { eventId: freshEventId(yield* ids.uuid), type: "webhook.test", data: {} }, foreign.id)
           assert.isTrue(Option.isNone(stray))
@@ -376,6 +380,74 @@ export const webhookStorageConformance = (
           })
           const sub = Option.getOrThrow(yield* repo.find(org.live, s.id))
           assert.deepStrictEqual([sub.enabled, sub.disabled_reason], [false, "endpoint_gone"])
+          yield* repo.remove(org.live, s.id)
+        }))
+
+      it.effect("portal sessions: a link is claimed once, found by its hashes, revoked by its tenant only, purged after expiry", () =>
+        Effect.gen(function*() {
+          const repo = yield* PortalSessionRepo
+          const ids = yield* Ids
+          const org = yield* freshOrganization
+          const other = yield* freshOrganization
+          const now = yield* Clock.currentTimeMillis
+          const tag = yield* ids.uuid
+          const session: StoredPortalSession = {
+            id: yield* newId(ids, PortalSessionId),
+            organization_id: org.live.organizationId,
+            environment: "live",
+            link_hash: `link-${tag}`,
+            cookie_hash: null,
+            read_only: true,
+            event_types: ["fleet_vehicle.created"],
+            frame_ancestors: ["https://app.example.com"],
+            theme: { accent_color: "#0055aa", color_scheme: "dark" },
+            created_at: iso(now),
+            expires_at: iso(now + HOUR),
+            exchanged_at: null,
+            revoked_at: null
+          }
+          yield* repo.insert(org.live, session)
+          assert.deepStrictEqual(yield* repo.findByLinkHash(session.link_hash), Option.some(session))
+          // Past its expiry the link is not claimed.
+          assert.isTrue(Option.isNone(yield* repo.claimLink(session.link_hash, `cookie-x-${tag}`, iso(now + HOUR))))
+          const claimed = yield* repo.claimLink(session.link_hash, `cookie-${tag}`, iso(now + 1000))
+          const opened = { ...session, cookie_hash: `cookie-${tag}`, exchanged_at: iso(now + 1000) }
+          assert.deepStrictEqual(claimed, Option.some(opened))
+          assert.isTrue(Option.isNone(yield* repo.claimLink(session.link_hash, `cookie-y-${tag}`, iso(now + 2000))))
+          assert.deepStrictEqual(yield* repo.findByCookieHash(`cookie-${tag}`), Option.some(opened))
+          assert.isTrue(Option.isNone(yield* repo.findByCookieHash(`cookie-y-${tag}`)))
+          // Another organization, or the other environment, cannot revoke it.
+          assert.isFalse(yield* repo.revoke(other.live, session.id, iso(now + 3000)))
+          assert.isFalse(yield* repo.revoke(org.sandbox, session.id, iso(now + 3000)))
+          assert.isTrue(yield* repo.revoke(org.live, session.id, iso(now + 3000)))
+          assert.isFalse(yield* repo.revoke(org.live, session.id, iso(now + 4000)))
+          assert.strictEqual(Option.getOrThrow(yield* repo.findByCookieHash(`cookie-${tag}`)).revoked_at, iso(now + 3000))
+          assert.isAtLeast(yield* repo.purgeExpired(iso(now + HOUR)), 1)
+          assert.isTrue(Option.isNone(yield* repo.findByLinkHash(session.link_hash)))
+        }))
+
+      it.effect("the delivery log filters by event type and by a half-open range of creation instants", () =>
+        Effect.gen(function*() {
+          const repo = yield* WebhookRepo
+          const deliveries = yield* DeliveryRepo
+          const org = yield* freshOrganization
+          const s = yield* subscribed(org.live, { event_types: ["fleet_vehicle.created", "fleet_vehicle.deleted"] })
+          const created = yield* publish(org.live, "fleet_vehicle.created")
+          const deleted = yield* publish(org.live, "fleet_vehicle.deleted")
+          const listed = (filter: Parameters<typeof deliveries.list>[2]) =>
+            Effect.flatMap(pageRequest({}), (page) => deliveries.list(org.live, s.id, filter, page)).pipe(
+              Effect.map((p) => p.items.map((d) => d.event_id).sort())
+            )
+          assert.deepStrictEqual(yield* listed({ event_type: "fleet_vehicle.deleted" }), [deleted])
+          assert.deepStrictEqual(yield* listed({ event_type: "invoice.paid" }), [])
+          const all = (yield* deliveries.list(org.live, s.id, {}, yield* pageRequest({}))).items
+          const first = all.find((d) => d.event_id === created)!.created_at
+          const last = all.find((d) => d.event_id === deleted)!.created_at
+          const after = (at: string) => iso(Date.parse(at) + 1)
+          assert.deepStrictEqual(yield* listed({ created_from: first }), [created, deleted].sort())
+          assert.deepStrictEqual(yield* listed({ created_before: first }), [])
+          assert.deepStrictEqual(yield* listed({ created_from: after(last) }), [])
+          assert.deepStrictEqual(yield* listed({ created_before: after(first), event_type: "fleet_vehicle.created" }), [created])
           yield* repo.remove(org.live, s.id)
         }))
 

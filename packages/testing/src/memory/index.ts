@@ -21,7 +21,7 @@ import { ForwardingRepoMemory, SubscriptionRepoMemory, UsageRepoMemory } from ".
 import { TenancyRepoMemory } from "./tenancy.ts"
 import { RouteRepoMemory } from "./routes.ts"
 import { CostingSettingsRepoMemory } from "./costing.ts"
-import { DeliveryRepoMemory, OutboxMemory, WebhookRepoMemory } from "./webhooks.ts"
+import { DeliveryRepoMemory, OutboxMemory, PortalSessionRepoMemory, WebhookRepoMemory } from "./webhooks.ts"
 import { DeviceRepoMemory, PulseRepoMemory } from "./display.ts"
 import { ImportRepoMemory } from "./imports.ts"
 
@@ -69,6 +69,7 @@ export const MemoryStorage: Layer.Layer<CoreLayers.StoragePorts | MemoryStore, n
   OAuthSessionRepoMemory,
   WebhookRepoMemory,
   DeliveryRepoMemory,
+  PortalSessionRepoMemory,
   ContactRepoMemory,
   InvoiceRepoMemory,
   PaymentRepoMemory,

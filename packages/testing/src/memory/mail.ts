@@ -46,6 +46,7 @@ export const MailboxRepoMemory: Layer.Layer<MailboxRepo, never, MemoryStore> = L
 
     return MailboxRepo.of({
       insert: (tenant, m) => Effect.andThen(check(tenant, m), Effect.sync(() => mailboxes.insert(tenant, m))),
+      countLocked: (tenant) => Effect.sync(() => mailboxes.filter(tenant).length),
       update: (tenant, m) =>
         Effect.andThen(
           check(tenant, m),

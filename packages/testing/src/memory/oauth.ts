@@ -59,7 +59,14 @@ export const OAuthAppRepoMemory: Layer.Layer<OAuthAppRepo, never, MemoryStore> =
           const current = Option.getOrUndefined(owned(owner, app.id))
           // As the SQL layer: the client id, the type and the creation time never change.
           if (current !== undefined) {
-            apps.set(app.id, { ...current, ...app, client_id: current.client_id, type: current.type, created_at: current.created_at })
+            apps.set(app.id, {
+              ...current,
+              ...app,
+              client_id: current.client_id,
+              type: current.type,
+              created_at: current.created_at,
+              verified_at: current.verified_at
+            })
           }
         }),
       findOwnedApp: (owner, id) => Effect.sync(() => Option.map(owned(owner, id), appOf)),
@@ -78,6 +85,14 @@ export const OAuthAppRepoMemory: Layer.Layer<OAuthAppRepo, never, MemoryStore> =
             for (const [key, row] of table) if (row.app_id === id) table.delete(key)
           }
           return true
+        }),
+      setAppVerified: (clientId, at) =>
+        Effect.sync(() => {
+          const row = [...apps.values()].find((a) => a.client_id === clientId)
+          if (row === undefined) return Option.none()
+          const next = { ...row, verified_at: at }
+          apps.set(row.id, next)
+          return Option.some(appOf(next))
         }),
       insertInstallation: (tenant, i) =>
         Effect.suspend(() => {

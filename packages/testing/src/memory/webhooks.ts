@@ -4,7 +4,8 @@ import { Ids, newId } from "@opsplatform/core/shared/Ids"
 import { pageFromArray } from "@opsplatform/core/shared/pagination"
 import type { Tenant } from "@opsplatform/core/shared/tenant"
 import { DeliveryRepo, queuedDelivery } from "@opsplatform/core/webhooks/DeliveryRepo"
-import { type AttemptRecord, type ClaimedDelivery, DeliveryFilter, INLINE_ATTEMPTS, type StoredDelivery, type StoredSecret, type StoredSubscription, toWebhookAttempt, toWebhookDelivery, WebhookDeliveryId, type WebhookSubscriptionId } from "@opsplatform/core/webhooks/model"
+import { type AttemptRecord, type ClaimedDelivery, DeliveryFilter, INLINE_ATTEMPTS, type StoredDelivery, type StoredPortalSession, type StoredSecret, type StoredSubscription, toWebhookAttempt, toWebhookDelivery, WebhookDeliveryId, type WebhookSubscriptionId } from "@opsplatform/core/webhooks/model"
+import { PortalSessionRepo } from "@opsplatform/core/webhooks/PortalSessionRepo"
 import { WebhookRepo } from "@opsplatform/core/webhooks/WebhookRepo"
 import { MemoryStore } from "./MemoryStore.ts"
 import { filterPredicates, keyOf, memoryTenantTable } from "./rows.ts"
@@ -75,6 +76,7 @@ export const WebhookRepoMemory: Layer.Layer<WebhookRepo, never, MemoryStore> = L
         : [...t.secrets.values()].filter((x) => x.subscription_id === subscriptionId).sort(newestFirst)
     return WebhookRepo.of({
       insert: (tenant, s) => Effect.sync(() => t.subscriptions.insert(tenant, s)),
+      countLocked: (tenant) => Effect.sync(() => t.subscriptions.filter(tenant).length),
       update: (tenant, s) => Effect.sync(() => void t.subscriptions.update(tenant, s)),
       find: (tenant, id) => Effect.sync(() => Option.map(t.subscriptions.find(tenant, id), withExpiry)),
       list: (tenant, page) =>
@@ -203,6 +205,7 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
               eventId: d.event_id,
               eventType: d.event_type,
               payload: t.events.get(d.outbox_event_id)!.payload,
+              eventCreatedAt: t.events.get(d.outbox_event_id)!.createdAt,
               attempts: d.attempts,
               attemptNumber: next.attempt_count,
               reclaimed: d.status === "sending",
@@ -244,6 +247,53 @@ export const DeliveryRepoMemory: Layer.Layer<DeliveryRepo, never, MemoryStore | 
             }
           }
         }))
+    })
+  })
+)
+
+/** In-memory PortalSessionRepo. */
+export const PortalSessionRepoMemory: Layer.Layer<PortalSessionRepo, never, MemoryStore> = Layer.effect(
+  PortalSessionRepo,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const sessions = store.table<StoredPortalSession>("webhook_portal_sessions")
+    const where = (predicate: (s: StoredPortalSession) => boolean) => Option.fromNullishOr([...sessions.values()].find(predicate))
+    return PortalSessionRepo.of({
+      insert: (tenant, s) =>
+        Effect.sync(() => void sessions.set(s.id, { ...s, organization_id: tenant.organizationId, environment: tenant.environment })),
+      claimLink: (linkHash, cookieHash, now) =>
+        Effect.sync(() => {
+          const found = where((s) =>
+            s.link_hash === linkHash && s.exchanged_at === null && s.revoked_at === null && ms(s.expires_at) > ms(now)
+          )
+          if (Option.isNone(found)) return found
+          const claimed = { ...found.value, cookie_hash: cookieHash, exchanged_at: now }
+          sessions.set(claimed.id, claimed)
+          return Option.some(claimed)
+        }),
+      findByLinkHash: (hash) => Effect.sync(() => where((s) => s.link_hash === hash)),
+      findByCookieHash: (hash) => Effect.sync(() => where((s) => s.cookie_hash === hash)),
+      revoke: (tenant, id, now) =>
+        Effect.sync(() => {
+          const s = sessions.get(id)
+          if (
+            s === undefined || s.organization_id !== tenant.organizationId || s.environment !== tenant.environment ||
+            s.revoked_at !== null
+          ) return false
+          sessions.set(id, { ...s, revoked_at: now })
+          return true
+        }),
+      purgeExpired: (before) =>
+        Effect.sync(() => {
+          let n = 0
+          for (const [id, s] of sessions) {
+            if (ms(s.expires_at) <= ms(before)) {
+              sessions.delete(id)
+              n++
+            }
+          }
+          return n
+        })
     })
   })
 )

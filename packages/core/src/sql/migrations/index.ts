@@ -19,6 +19,8 @@ import importRowBatches from "./0016_import_row_batches.ts"
 import credentialChanges from "./0017_credential_changes.ts"
 import webhookSigningSchemes from "./0018_webhook_signing_schemes.ts"
 import importErrorFields from "./0019_import_error_fields.ts"
+import oauthAppVerification from "./0020_oauth_app_verification.ts"
+import webhookPortalSessions from "./0021_webhook_portal_sessions.ts"
 
 /**
  * Every schema change, in order. The migrator applies every id a database has
@@ -47,5 +49,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0016_import_row_batches": importRowBatches,
   "0017_credential_changes": credentialChanges,
   "0018_webhook_signing_schemes": webhookSigningSchemes,
-  "0019_import_error_fields": importErrorFields
+  "0019_import_error_fields": importErrorFields,
+  "0020_oauth_app_verification": oauthAppVerification,
+  "0021_webhook_portal_sessions": webhookPortalSessions
 }

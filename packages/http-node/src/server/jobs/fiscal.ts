@@ -1,7 +1,8 @@
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { AnafRegistry, FiscalMonitor, type RateLimiter } from "@opsplatform/core"
 import { CoreConfig, ServerConfig } from "../../config/Configuration.ts"
+import { periodicJob } from "./periodic.ts"
 
 /**
  * The tax authority the fiscal check asks, as configured: `OPSPLATFORM_ANAF_URL`,
@@ -26,20 +27,18 @@ export const FiscalRegistryLive: Layer.Layer<never, never, RateLimiter.RateLimit
  * is checked once a day from that hour on. A failed pass is logged; what it
  * did not check is still due at the next one.
  */
-export const FiscalMonitorJob: Layer.Layer<never, never, FiscalMonitor.FiscalMonitor | ServerConfig> = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const { fiscalCheckHour: fromHour, fiscalIntervalSec: seconds } = (yield* ServerConfig).jobs
-    const monitor = yield* FiscalMonitor.FiscalMonitor
-    const pass = monitor.run({ fromHour }).pipe(
-      Effect.tap((s) =>
-        s.checked + s.not_found === 0 ? Effect.void : Effect.logInfo("fiscal check ran").pipe(
-          Effect.annotateLogs({ checked: s.checked, baselines: s.baselines, not_found: s.not_found, events: s.events.length })
-        )
-      ),
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("fiscal check pass failed", cause)
+export const FiscalMonitorJob: Layer.Layer<never, never, FiscalMonitor.FiscalMonitor | ServerConfig> = periodicJob({
+  name: "fiscal check",
+  metric: "fiscal",
+  seconds: Effect.map(ServerConfig, (config) => config.jobs.fiscalIntervalSec),
+  pass: Effect.gen(function*() {
+    const { fiscalCheckHour: fromHour } = (yield* ServerConfig).jobs
+    const s = yield* (yield* FiscalMonitor.FiscalMonitor).run({ fromHour })
+    if (s.checked + s.not_found > 0) {
+      yield* Effect.logInfo("fiscal check ran").pipe(
+        Effect.annotateLogs({ checked: s.checked, baselines: s.baselines, not_found: s.not_found, events: s.events.length })
       )
-    )
-    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(seconds))))
+    }
+    return s.checked + s.not_found
   })
-)
+})

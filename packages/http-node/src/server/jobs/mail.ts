@@ -1,8 +1,9 @@
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
 import { MailSettings, MailSync } from "@opsplatform/core"
 import * as fs from "node:fs"
 import { CoreConfig } from "../../config/Configuration.ts"
 import { ImapMailSource } from "../imapMailSource.ts"
+import { periodicJob } from "./periodic.ts"
 
 /**
  * The sync over IMAP, as configured: `OPSPLATFORM_MAIL_CA_FILE` names a PEM
@@ -24,21 +25,16 @@ export const MailSettingsLive = Layer.effect(MailSettings.MailSettings, Effect.m
  * failed pass is logged and the next runs as planned; each mailbox's own
  * failures are recorded on it (`last_error`) with its backoff.
  */
-export const MailSyncJob = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const interval = (yield* CoreConfig).mail.settings.intervalSec
-    const sync = yield* MailSync.MailSync
-    const pass = sync.run().pipe(
-      Effect.tap((s) => {
-        const events = s.mailboxes.reduce((n, m) => n + m.events, 0)
-        return s.mailboxes.length === 0 ? Effect.void : Effect.logInfo("mail sync pass").pipe(
-          Effect.annotateLogs({ mailboxes: s.mailboxes.length, events })
-        )
-      }),
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("mail sync pass failed", cause)
-      )
-    )
-    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(interval))))
+export const MailSyncJob = periodicJob({
+  name: "mail sync",
+  metric: "mail",
+  seconds: Effect.map(CoreConfig, (config) => config.mail.settings.intervalSec),
+  pass: Effect.gen(function*() {
+    const s = yield* (yield* MailSync.MailSync).run()
+    const events = s.mailboxes.reduce((n, m) => n + m.events, 0)
+    if (s.mailboxes.length > 0) {
+      yield* Effect.logInfo("mail sync pass").pipe(Effect.annotateLogs({ mailboxes: s.mailboxes.length, events }))
+    }
+    return s.mailboxes.length
   })
-).pipe(Layer.provide(MailSyncLive))
+}).pipe(Layer.provide(MailSyncLive))

@@ -10,6 +10,7 @@ import { periodicJob } from "./periodic.ts"
  */
 export const ObligationMonitorJob: Layer.Layer<never, never, ObligationMonitor.ObligationMonitor | ServerConfig> = periodicJob({
   name: "obligation monitor",
+  metric: "obligations",
   seconds: Effect.map(ServerConfig, (config) => config.jobs.obligationsIntervalSec),
   pass: Effect.flatMap(ObligationMonitor.ObligationMonitor, (monitor) =>
     monitor.run().pipe(
@@ -18,6 +19,6 @@ export const ObligationMonitorJob: Layer.Layer<never, never, ObligationMonitor.O
           Effect.annotateLogs({ reminders: s.reminders, overdue: s.overdue, escalations: s.escalations })
         )
       ),
-      Effect.asVoid
+      Effect.map((s) => s.notices.length)
     ))
 })

@@ -10,6 +10,7 @@ import { periodicJob } from "./periodic.ts"
  */
 export const PulseRollupJob = periodicJob({
   name: "pulse job",
+  metric: "pulse",
   seconds: Effect.map(ServerConfig, (config) => config.jobs.pulseIntervalSec),
-  pass: Effect.flatMap(PulseRollups.PulseRollups, (rollups) => Effect.asVoid(rollups.compact))
+  pass: Effect.flatMap(PulseRollups.PulseRollups, (rollups) => Effect.map(rollups.compact, (s) => s.folded))
 })
