@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { workers } from "./vitest.shared.ts"
 
 /**
  * `npm test` runs every package's suite in one vitest run: one pool of
@@ -22,7 +23,7 @@ export default defineConfig({
       "examples/webhooks-edge",
       "examples/webhooks-node"
     ],
-    maxWorkers: 3,
+    maxWorkers: workers,
     reporters: ["default", "./scripts/test-summary.ts"]
   }
 })

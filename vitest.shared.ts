@@ -9,6 +9,9 @@ const harnessFile = (name: string) => fileURLToPath(new URL(`./packages/testing/
  * list them), `fileDatabase` a setup file giving each test file a PostgreSQL
  * database of its own.
  */
+/** Test files run at once, in every project (chosen by measurement: docs/decisions.md, "Test suite"). */
+export const workers = 3
+
 export const harness = {
   databases: harnessFile("databases"),
   browser: harnessFile("browser"),
@@ -29,7 +32,7 @@ export default defineConfig({
     // Each project resolves its own worker count, and vitest's default is one
     // less than the cores (one on a 2-core machine: every file in turn), so
     // the count the root configuration chose is set here, for every project.
-    maxWorkers: 3,
+    maxWorkers: workers,
     setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],
     reporters: ["default"]
   }

@@ -145,17 +145,7 @@ export const spawnWorker = (
     })
   })
 
-/** A free TCP port on loopback. */
-export const freePort = async (): Promise<number> => {
-  const net = await import("node:net")
-  return new Promise((resolve) => {
-    const server = net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort } from "./ports.ts"
 
 /**
  * Resolves once nothing listens on the loopback port any more (a connection is

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { freePort } from "./ports.ts"
 import { ImapFlow } from "imapflow"
 import { receiverCertificateFile } from "./receiver.ts"
 
@@ -39,16 +40,6 @@ export interface Dovecot extends DovecotServer {
   /** A signed-in client of `user`, for a test to put messages in place as a mail server or another client would. */
   readonly connect: (user: string) => Promise<ImapFlow>
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 const accepts = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { freePort } from "./ports.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,16 +30,6 @@ export interface PrometheusServer {
   readonly url: string
   readonly targetsDir: string
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 export const startPrometheus = async (): Promise<{ readonly server: PrometheusServer; readonly stop: () => Promise<void> }> => {
   const binary = prometheusBin("prometheus")
